@@ -383,3 +383,27 @@ def triples_by_entity(triples: Iterable[Triple]) -> dict[str, list[Triple]]:
     for t in triples:
         out.setdefault(t.subject, []).append(t)
     return out
+
+
+# --------------------------------------------------------------------------- judges
+
+
+@dataclass(frozen=True)
+class JudgePair:
+    """One question to a judge: does ``evidence`` (the premise) support ``claim`` (the hypothesis)?
+
+    For KaLMA alignment the evidence is the sentence with its citations removed and the claim the cited
+    triple as text ("{property}: {value}"); ``triple`` and ``aliases`` let the deterministic triple judge
+    check the triple itself. For VitaminC pairs, evidence and claim are the pair's texts."""
+
+    evidence: str
+    claim: str
+    triple: Triple | None = None
+    aliases: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Judge(Protocol):
+    id: str  # "name@version", recorded with every judgement
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]: ...

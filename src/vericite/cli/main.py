@@ -1,0 +1,67 @@
+"""The ``vericite`` command. Commands are thin: they parse options, call library functions, print.
+
+A user mistake (VericiteError, a bad option) is one line on stderr and a non-zero exit, never a traceback.
+Each command group lives in its own module and is added here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import __version__
+from ..errors import VericiteError
+
+
+class VericiteGroup(click.Group):
+    def invoke(self, ctx: click.Context):  # one place that turns user errors into one line
+        try:
+            return super().invoke(ctx)
+        except VericiteError as e:
+            click.secho(f"error: {e}", fg="red", err=True)
+            ctx.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.secho("interrupted: completed samples are kept; rerun with --resume to continue", fg="yellow", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=VericiteGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="vericite")
+def cli() -> None:
+    """vericite: answers that cite their sources, and numbers that say how well they do."""
+
+
+def _add_commands() -> None:
+    import importlib
+
+    # (module, attribute) of each command; a module that is not there yet is skipped
+    for module, attr in [
+        ("kg", "kg"),
+        ("models", "models"),
+        ("generate", "generate"),
+        ("demo", "demo"),
+        ("evaluate", "evaluate"),
+        ("judge_eval", "judge_eval"),
+        ("run", "run"),
+        ("report", "report"),
+        ("build", "build"),
+    ]:
+        try:
+            mod = importlib.import_module(f"vericite.cli.{module}")
+        except ModuleNotFoundError as e:
+            if e.name == f"vericite.cli.{module}":
+                continue
+            raise
+        cli.add_command(getattr(mod, attr))
+
+
+_add_commands()
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="vericite")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(sys.argv[1:])
