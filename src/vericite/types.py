@@ -8,6 +8,7 @@ for JSON lines.
 
 from __future__ import annotations
 
+import builtins
 import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
@@ -107,11 +108,12 @@ class Citation:
     start: int = -1  # character span of the whole bracket in the raw answer
     end: int = -1
 
-    @property
+    # the field ``property`` above shadows the builtin inside this class body, hence ``builtins.property``
+    @builtins.property
     def is_citation(self) -> bool:
         return self.kind is not CitationKind.NA
 
-    @property
+    @builtins.property
     def key(self) -> tuple[str, str, str] | None:
         if self.entity is None or self.property is None or self.value is None:
             return None
