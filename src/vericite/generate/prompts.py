@@ -1,0 +1,108 @@
+"""Versioned prompt templates. The template id (``name@version``) goes into every sample and every results
+file, so answers produced by different prompts are never compared by accident. Changing a template's text
+means a new version."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import DataError
+from ..paths import package_data
+from ..types import Message, Triple, normalise_property, triples_by_entity
+
+# KaLMA's instruction (paper, Table 13), asking for triple citations and [NA].
+KALMA_INSTRUCTION = (
+    "You answer the question based on your knowledge, with the given information for annotation, "
+    "following the given format. Use [NA] for claims that need annotation but is unprovided."
+)
+
+
+def flatten_knowledge(triples: Sequence[Triple]) -> str:
+    """One line per entity, as in KaLMA §3.3 / Table 13: ``{name: X, property: value, ..., qid: Q}``.
+
+    A property with several values is repeated, so each value reads exactly as it must be cited."""
+    lines = []
+    for entity, ts in triples_by_entity(triples).items():
+        name = next((t.value for t in ts if normalise_property(t.property) == "name"), "") or ts[0].subject_label
+        parts = [f"name: {name}"] if name else []
+        parts += [f"{normalise_property(t.property)}: {t.value}" for t in ts if normalise_property(t.property) != "name"]
+        parts.append(f"qid: {entity}")
+        lines.append("{" + ", ".join(parts) + "}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Demonstration:
+    question: str
+    knowledge: tuple[Triple, ...]
+    answer: str
+    source: str
+
+    @classmethod
+    def from_vericite_file(cls, path: Path) -> "Demonstration":
+        d = json.loads(path.read_text(encoding="utf-8"))
+        return cls(d["question"], tuple(Triple.from_dict(t) for t in d["knowledge"]), d["answer"], str(path))
+
+    @classmethod
+    def from_biokalma_prompt(cls, path: Path) -> "Demonstration":
+        """BioKaLMA's released prompt files: ``[question, answer, [entity dicts with qid]]``."""
+        question, answer, entities = json.loads(path.read_text(encoding="utf-8"))
+        triples = []
+        for e in entities:
+            qid = e.get("qid", "")
+            label = e.get("name", "")
+            for k, v in e.items():
+                if k != "qid" and v not in ("", None):
+                    triples.append(Triple(qid, normalise_property(k), str(v), label))
+        return cls(question, tuple(triples), answer, str(path))
+
+    @classmethod
+    def load(cls, path: str | Path | None) -> "Demonstration":
+        if path is None:
+            return cls.from_vericite_file(package_data("demonstration.json"))
+        p = Path(path)
+        if not p.is_file():
+            raise DataError(f"demonstration file not found: {p}")
+        try:
+            raw = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise DataError(f"{p}: not valid JSON ({e.msg}, line {e.lineno})") from None
+        try:
+            if isinstance(raw, list):
+                return cls.from_biokalma_prompt(p)
+            return cls.from_vericite_file(p)
+        except (KeyError, ValueError, TypeError) as e:
+            raise DataError(f"{p}: not a demonstration (expected vericite's or BioKaLMA's prompt format: {e})") from None
+
+
+@dataclass(frozen=True)
+class KalmaPrompt:
+    """KaLMA's one-shot prompt as chat messages: system instruction, the demonstration as a user/assistant
+    turn, then the question with its knowledge. The shared prefix (instruction + demonstration) comes first,
+    so backends that reuse a prompt prefix evaluate it once per run."""
+
+    demonstration: Demonstration
+    instruction: str = KALMA_INSTRUCTION
+    name: str = "kalma-answer"
+    version: int = 1
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    @staticmethod
+    def user_turn(question: str, triples: Sequence[Triple]) -> str:
+        return f"Question: Considering the information:\n{flatten_knowledge(triples)}\n{question}\n\nAnswer:"
+
+    def messages(self, question: str, triples: Sequence[Triple]) -> list[Message]:
+        demo = self.demonstration
+        return [
+            {"role": "system", "content": self.instruction},
+            {"role": "user", "content": self.user_turn(demo.question, demo.knowledge)},
+            {"role": "assistant", "content": demo.answer},
+            {"role": "user", "content": self.user_turn(question, triples)},
+        ]
