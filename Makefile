@@ -1,0 +1,34 @@
+# `make demo` and `make test` set everything up first (scripts/setup.sh, idempotent; expensive artefacts are
+# built once into $(VERICITE_CACHE) and reused by later runs and fresh clones).
+VENV ?= .venv
+BIN := $(VENV)/bin
+export VERICITE_CACHE ?= $(HOME)/.cache/vericite
+
+.PHONY: setup demo test test-fast system-deps bench clean
+
+setup:
+	@VENV=$(VENV) bash scripts/setup.sh
+
+# Debian packages the test suite drives for real (headless Chromium for the HTML report test).
+system-deps:
+	@command -v chromium >/dev/null 2>&1 || { echo "[setup] installing chromium (Debian package)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	  || echo "[setup] could not install chromium: the report screenshot test will fail"; }
+
+demo: setup
+	$(BIN)/vericite demo
+
+test: setup system-deps
+	$(BIN)/python -m pytest -q
+
+# unit tests only: no embedded models, no servers
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: setup
+	$(BIN)/python benchmarks/bench_graph.py
+	$(BIN)/python benchmarks/bench_kalma_metrics.py
+	$(BIN)/python benchmarks/bench_generation.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,72 @@
+"""``vericite generate``: KaLMA attributed generation over a dataset into a run folder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from pydantic import ValidationError
+
+from ..errors import VericiteError
+from ..generate.kalma import GenerateConfig
+
+
+def build_config(base: dict[str, Any], overrides: dict[str, Any]) -> GenerateConfig:
+    """Defaults < YAML (``base``) < flags the user gave (``overrides`` without Nones)."""
+    merged = {**base, **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        return GenerateConfig(**merged)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise VericiteError(f"invalid option {where}: {first['msg']}") from None
+
+
+def print_summary(manifest: dict[str, Any], out: str) -> None:
+    s = manifest.get("summary", {})
+    click.echo(f"{s.get('n_done', 0)} answers in {out}/samples.jsonl  (failed calls: {s.get('failed_calls', 0)})")
+    tok = s.get("tokens", {})
+    click.echo(f"tokens: {tok.get('prompt', 0)} prompt + {tok.get('completion', 0)} completion")
+    if s.get("citation_status"):
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(s["citation_status"].items()))
+        click.echo(f"citations: {parts}; [NA]: {s.get('na_count', 0)}")
+    if s.get("retrieval_accuracy"):
+        ra = s["retrieval_accuracy"]
+        click.echo(f"retrieval: entity recall {ra['entity_recall']:.3f}, precision {ra['entity_precision']:.3f} over {ra['n']} questions with gold entities")
+
+
+def common_generation_options(f):
+    for opt in reversed(
+        [
+            click.option("--model", "-m", help="registered model name, openai:<model>, or llamacpp:<file.gguf> [default: qwen2.5-coder-1.5b]"),
+            click.option("--base-url", help="OpenAI-compatible server URL (for openai:<model>); key from $OPENAI_API_KEY"),
+            click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]"),
+            click.option("--no-cache", "no_cache", is_flag=True, default=False, help="do not read or write the call cache"),
+            click.option("--max-tokens", type=int, help="longest answer in tokens [default: 384]"),
+            click.option("--seed", type=int, help="sampling seed [default: 0]"),
+        ]
+    ):
+        f = opt(f)
+    return f
+
+
+@click.command()
+@click.option("--dataset", "-d", help="biokalma, demo, or a JSONL file of questions [default: biokalma]")
+@click.option("--phrasing", type=click.Choice(["specific", "general"]), help="BioKaLMA question phrasing [default: specific]")
+@click.option("--data-path", help="where the dataset lives (default for biokalma: ../shared/data/biokalma)")
+@click.option("--limit", type=int, help="answer only the first N questions")
+@click.option("--out", "-o", required=True, help="run folder to write (samples.jsonl, manifest.json)")
+@click.option("--resume", is_flag=True, help="continue a run that was interrupted, skipping finished samples")
+@click.option("--knowledge", type=click.Choice(["auto", "given", "retrieve"]), help="use the knowledge given with each question, or retrieve it from --store [default: auto]")
+@click.option("--store", help="graph store folder to retrieve knowledge from (see `vericite kg load`)")
+@click.option("--demonstration", help="one-shot demonstration file (vericite JSON or a BioKaLMA prompt file)")
+@click.option("--temperature", type=float, help="sampling temperature [default: 0]")
+@common_generation_options
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def generate(out: str, resume: bool, no_cache: bool, quiet: bool, **opts: Any) -> None:
+    """Answer questions with knowledge-graph citations (KaLMA), one JSON line per sample."""
+    from ..generate.kalma import generate_run
+
+    cfg = build_config({}, {**opts, "cache": False if no_cache else None})
+    manifest = generate_run(cfg, out, resume=resume, progress=not quiet)
+    print_summary(manifest, out)

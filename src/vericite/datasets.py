@@ -1,0 +1,74 @@
+"""Question sets. ``biokalma`` (the released BioKaLMA files, read where they are), ``demo`` (vericite's own
+five questions), or any JSONL file of questions.
+
+JSONL format, one object per line: ``{"id", "question", "knowledge"?, "gold"?, "absent"?, "gold_entities"?}``,
+where knowledge/gold/absent are lists of ``{"subject", "subject_label"?, "property", "value"}``. A line that is
+not JSON or lacks a question is an error naming the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+from . import registry
+from .errors import DataError
+from .paths import package_data, shared_data_dir
+from .types import Sample
+
+PHRASINGS = ("specific", "general")
+
+
+def read_samples_jsonl(path: str | Path) -> Iterator[Sample]:
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"dataset file not found: {p}")
+    seen: set[str] = set()
+    with open(p, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{p}:{n}: not valid JSON ({e.msg})") from None
+            if not isinstance(d, dict):
+                raise DataError(f"{p}:{n}: expected a JSON object")
+            try:
+                s = Sample.from_dict(d)
+            except (ValueError, KeyError, TypeError) as e:
+                raise DataError(f"{p}:{n}: {e}") from None
+            if not s.id:
+                s.id = f"{p.stem}-{n}"
+            if s.id in seen:
+                raise DataError(f"{p}:{n}: duplicate id {s.id!r}")
+            seen.add(s.id)
+            yield s
+
+
+def biokalma(phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
+    from .knowledge.loaders import load_biokalma_samples
+
+    if phrasing not in PHRASINGS:
+        raise DataError(f"unknown phrasing {phrasing!r}: choose specific or general")
+    folder = Path(path) if path else shared_data_dir() / "biokalma" / "dataset"
+    if folder.is_dir():
+        folder = folder / ("complex_question_graph.json" if phrasing == "specific" else "simple_question_graph.json")
+    samples, _stats = load_biokalma_samples(folder, phrasing)
+    return samples
+
+
+def demo(phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
+    return list(read_samples_jsonl(path or package_data("demo_questions.jsonl")))
+
+
+registry.datasets.register("biokalma", biokalma)
+registry.datasets.register("demo", demo)
+
+
+def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
+    """A registered dataset name, or a path to a JSONL file of questions."""
+    if spec.endswith(".jsonl") or Path(spec).is_file():
+        return list(read_samples_jsonl(spec))
+    return registry.datasets.get(spec)(phrasing=phrasing, path=path)
