@@ -1,0 +1,151 @@
+"""G-Eval text quality (KaLMA §4.1, Tables 14–17): coherence, consistency (against the given knowledge),
+fluency and relevance, each 1–5, scored by an LLM.
+
+Where the backend gives next-token log-probabilities, the score is G-Eval's expectation Σ p(i)·i over the
+tokens "1"…"5" (probabilities renormalised over those five). Otherwise the first integer 1–5 of the reply is
+used. A reply that gives neither is a failure: counted and shown, never a 3.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..generate.prompts import flatten_knowledge
+from ..types import GenParams, Triple
+
+VERSION = "1"
+ASPECTS = ("coherence", "consistency", "fluency", "relevance")
+DIGITS = ("1", "2", "3", "4", "5")
+
+_PREAMBLE = (
+    "You will be given one question and answer. Your task is to rate the answer on one metric. Please make sure "
+    "you read and understand these instructions carefully. Please keep this document open while reviewing, and "
+    "refer to it as needed.\n\nEvaluation Criteria:\n"
+)
+# The paper's criteria and steps (Tables 14-17).
+_CRITERIA = {
+    "coherence": (
+        "Coherence (1-5) - the collective quality of all sentences. We align this dimension with the DUC quality "
+        "question of structure and coherence whereby the answer should be well-structured and well-organized. The "
+        "answer should not just be a heap of related information, but should build from sentence to sentence to a "
+        "coherent body of information about a topic.",
+        "1. Read the questions carefully and identify the main topic and key points.\n2. Read the answer and compare "
+        "it to the question. Check if the answer covers the main topic and key points of the question, and if it "
+        "presents them in a clear and logical order.",
+    ),
+    "consistency": (
+        "Consistency (1-5) - the answer should be consistent with the given knowledge. The answer should also be "
+        "self-consistent, without any contradiction to itself.",
+        "1. Read the question and knowledge carefully.\n2. Read the answer and compare it to the knowledge. Check if "
+        "the answer is consistent with the give knowledge.",
+    ),
+    "fluency": (
+        "Fluency (1-5) - the answer should be written in fluent language. The answer should use appropriate "
+        "vocabulary, grammar, and sentence structures that enable readers or listeners to comprehend the content "
+        "effortlessly.",
+        "1. Read the question carefully.\n2. Read the answer and check if the language in the answer is fluent.",
+    ),
+    "relevance": (
+        "Relevance (1-5) - the answer should be relevant to the question. The answer should directly answers the "
+        "question, without providing any irrelevant information.",
+        "1. Read the question carefully.\n2. Read the answer and compare with the question to check if it fully "
+        "answers the question and have no redundancies.",
+    ),
+}
+
+
+def instruction(aspect: str) -> str:
+    criteria, steps = _CRITERIA[aspect]
+    return (
+        f"{_PREAMBLE}{criteria}\n\nEvaluation Steps:\n{steps}\n3. Assign a score for {aspect} on a scale of 1 to 5, "
+        "where 1 is the lowest and 5 is the highest based on the Evaluation Criteria."
+    )
+
+
+def messages(aspect: str, question: str, answer: str, knowledge: Sequence[Triple] = ()) -> list[dict[str, str]]:
+    parts = [f"Question: {question}"]
+    if aspect == "consistency":
+        parts.append(f"Knowledge:\n{flatten_knowledge(knowledge)}")
+    parts.append(f"Answer: {answer}")
+    parts.append(f"Evaluation Form (scores ONLY):\n- {aspect.capitalize()} (1-5):")
+    return [{"role": "system", "content": instruction(aspect)}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+@dataclass
+class GEvalScore:
+    aspect: str
+    score: float | None
+    raw: str
+    status: str  # ok (expectation) | parsed (integer from text) | unparseable | failed
+    probabilities: dict[str, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"aspect": self.aspect, "score": self.score, "raw": self.raw, "status": self.status, "probabilities": self.probabilities}
+
+
+def expectation(logprobs: dict[str, float]) -> tuple[float, dict[str, float]] | None:
+    """Σ p(i)·i over the digits 1-5 found among the log-probs (keys compared stripped)."""
+    best: dict[str, float] = {}
+    for tok, lp in logprobs.items():
+        d = tok.strip()
+        if d in DIGITS and lp is not None and math.isfinite(lp):
+            best[d] = max(best.get(d, -math.inf), lp)
+    if not best:
+        return None
+    m = max(best.values())
+    weights = {d: math.exp(lp - m) for d, lp in best.items()}
+    z = sum(weights.values())
+    probs = {d: w / z for d, w in sorted(weights.items())}
+    return sum(int(d) * p for d, p in probs.items()), probs
+
+
+_FIRST_DIGIT = re.compile(r"(?<!\d)([1-5])(?!\d)")
+
+
+class GEval:
+    """Scores answers on the four aspects with one LLM backend."""
+
+    def __init__(self, backend: Any, aspects: Sequence[str] = ASPECTS) -> None:
+        unknown = [a for a in aspects if a not in ASPECTS]
+        if unknown:
+            raise ValueError(f"unknown G-Eval aspect(s): {', '.join(unknown)}")
+        self.backend = backend
+        self.aspects = tuple(aspects)
+        self.id = f"geval@{VERSION}"
+
+    def score(self, items: Sequence[tuple[str, str, Sequence[Triple]]]) -> list[dict[str, GEvalScore]]:
+        """items: (question, answer with citations removed, knowledge). One dict aspect -> score per item."""
+        out: list[dict[str, GEvalScore]] = [{} for _ in items]
+        for aspect in self.aspects:
+            prompts = [messages(aspect, q, a, k) for q, a, k in items]
+            for i, s in enumerate(self._score_prompts(aspect, prompts)):
+                out[i][aspect] = s
+        return out
+
+    def _score_prompts(self, aspect: str, prompts: list[list[dict[str, str]]]) -> list[GEvalScore]:
+        next_lp = getattr(self.backend, "next_token_logprobs", None)
+        if next_lp is not None:
+            results = []
+            for lp in next_lp(prompts, list(DIGITS)):
+                e = expectation(lp)
+                if e is None:
+                    results.append(GEvalScore(aspect, None, repr(lp), "unparseable"))
+                else:
+                    results.append(GEvalScore(aspect, round(e[0], 6), repr(lp), "ok", e[1]))
+            return results
+        completions = self.backend.generate(prompts, GenParams(max_tokens=3, temperature=0.0, top_logprobs=20))
+        results = []
+        for c in completions:
+            e = expectation(c.top_logprobs[0]) if c.top_logprobs else None
+            if e is not None:
+                results.append(GEvalScore(aspect, round(e[0], 6), c.text, "ok", e[1]))
+                continue
+            m = _FIRST_DIGIT.search(c.text)
+            if m:
+                results.append(GEvalScore(aspect, float(m.group(1)), c.text, "parsed"))
+            else:
+                results.append(GEvalScore(aspect, None, c.text, "unparseable"))
+        return results
