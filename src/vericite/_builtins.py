@@ -8,3 +8,7 @@ from . import registry as r
 r.backends.register("llamacpp", "vericite.models.llamacpp:LlamaCppBackend")
 r.backends.register("openai", "vericite.models.openai_compat:OpenAICompatBackend")
 r.backends.register("fake", "vericite.models.fake:FakeBackend")
+
+# judges: a factory building a Judge (vericite.judges.load_judge parses "kind:argument" specs)
+r.judges.register("nli", "vericite.judges.nli:NLIJudge")
+r.judges.register("llm", "vericite.judges.llm:LLMJudge")

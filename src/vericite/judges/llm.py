@@ -1,0 +1,168 @@
+"""The LLM judge: a prompted language model answers "Does the evidence support the claim?" with Yes or No.
+
+The verdict is never parsed from free text. P(supported) is the softmax over two numbers, the log-probability
+mass of "Yes" and of "No" as the model's next token, each summed over its spellings ("Yes", " Yes", "yes"...):
+
+    P(yes) = exp(lp_yes) / (exp(lp_yes) + exp(lp_no)),   lp_yes = logsumexp over the Yes spellings
+
+The log-probabilities come from ``backend.next_token_logprobs(prompts, candidates)`` when the backend has that
+method (one forward pass over the prompt; no sampling), else from the first generated token's
+``top_logprobs`` of ``generate(..., GenParams(max_tokens=1, top_logprobs=20))``. When neither a Yes nor a No
+spelling is among them, the judgement is ``status="unparseable"`` with ``probability=None`` and the raw
+numbers kept: never a default verdict. (On the ``top_logprobs`` path a spelling missing from the top 20 counts
+as zero mass, so one missing side gives P = 0 or 1.)
+
+Prompts are versioned (:data:`PROMPTS`); the judge id is ``llm:<model name>@<prompt version number>`` and the
+full prompt version is :attr:`LLMJudge.prompt_version`. The system message and the start of the user message
+are the same for every pair, so a backend that reuses a shared prompt prefix evaluates them once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Mapping, Sequence
+
+from ..errors import VericiteError
+from ..types import GenParams, JudgePair, Judgement, Message
+
+#: versioned judge prompts: the text is fixed once released; a change is a new version
+PROMPTS: dict[str, dict[str, str]] = {
+    "judge.support.v1": {
+        "system": (
+            "You are a careful fact-checker. You are given a piece of evidence and a claim. "
+            "Decide whether the evidence, on its own, supports the claim. Answer with one word: Yes or No."
+        ),
+        "user": "Evidence: {evidence}\n\nClaim: {claim}\n\nDoes the evidence support the claim? Answer Yes or No.",
+    },
+}
+DEFAULT_PROMPT = "judge.support.v1"
+
+#: spellings asked for on the next_token_logprobs path (each a single token in common vocabularies)
+YES_CANDIDATES = ("Yes", " Yes", "yes", " yes")
+NO_CANDIDATES = ("No", " No", "no", " no")
+
+TOP_LOGPROBS = 20
+
+
+def build_messages(evidence: str, claim: str, prompt_version: str = DEFAULT_PROMPT) -> list[Message]:
+    """The chat messages the judge sends for one pair."""
+    p = PROMPTS[prompt_version]
+    return [
+        {"role": "system", "content": p["system"]},
+        {"role": "user", "content": p["user"].format(evidence=evidence, claim=claim)},
+    ]
+
+
+def _answer_word(token: str) -> str | None:
+    """'yes' / 'no' when the token is a spelling of that answer (case and surrounding space ignored)."""
+    w = token.strip().lower()
+    return w if w in ("yes", "no") else None
+
+
+def _logsumexp(values: list[float]) -> float:
+    m = max(values)
+    return m + math.log(sum(math.exp(v - m) for v in values))
+
+
+def yes_probability(logprobs: Mapping[str, float | None]) -> tuple[float | None, dict[str, float]]:
+    """P(yes) from a token -> log-probability map, and the summed log-mass of each answer found.
+
+    Tokens that spell neither answer are ignored; non-finite or missing values count as absent. The same
+    number listed under two spellings (a backend that maps " Yes" and "Yes" to one token) is counted once.
+    Returns (None, {}) when neither answer is present."""
+    groups: dict[str, list[float]] = {"yes": [], "no": []}
+    for token, lp in logprobs.items():
+        word = _answer_word(token)
+        if word is None or lp is None:
+            continue
+        lp = float(lp)
+        if not math.isfinite(lp) or lp in groups[word]:
+            continue
+        groups[word].append(lp)
+    mass = {w: _logsumexp(v) for w, v in groups.items() if v}
+    if not mass:
+        return None, {}
+    if "yes" not in mass:
+        return 0.0, mass
+    if "no" not in mass:
+        return 1.0, mass
+    diff = mass["no"] - mass["yes"]  # P(yes) = 1 / (1 + exp(lp_no - lp_yes)), computed stably
+    p = 1.0 / (1.0 + math.exp(diff)) if diff < 700 else 0.0
+    return p, mass
+
+
+def _prompt_number(version: str) -> str:
+    m = re.search(r"\.v(\d+)$", version)
+    return m.group(1) if m else version
+
+
+class LLMJudge:
+    """Judge support with a prompted language model (any :class:`~vericite.types.LLMBackend`).
+
+    ``label`` is "supported" when P(yes) >= ``threshold``, else "not_supported"; ``raw`` keeps the answer
+    log-masses and the candidate log-probabilities as JSON."""
+
+    def __init__(
+        self,
+        backend: Any,
+        prompt_version: str = DEFAULT_PROMPT,
+        *,
+        batch_size: int = 8,
+        threshold: float = 0.5,
+    ) -> None:
+        if prompt_version not in PROMPTS:
+            known = ", ".join(sorted(PROMPTS))
+            raise VericiteError(f"unknown judge prompt version {prompt_version!r} (known: {known})")
+        if batch_size < 1:
+            raise VericiteError(f"batch_size must be at least 1, not {batch_size}")
+        self.backend = backend
+        self.prompt_version = prompt_version
+        self.batch_size = batch_size
+        self.threshold = threshold
+        ident = backend.identity()
+        self.model_name = getattr(ident, "name", None) or str(ident)
+        self.id = f"llm:{self.model_name}@{_prompt_number(prompt_version)}"
+
+    def messages(self, pair: JudgePair) -> list[Message]:
+        return build_messages(pair.evidence, pair.claim, self.prompt_version)
+
+    def _candidate_logprobs(self, prompts: list[list[Message]]) -> list[tuple[dict[str, float], str]]:
+        """Per prompt: a token -> log-probability map and the generated text ("" on the logprob path)."""
+        scorer = getattr(self.backend, "next_token_logprobs", None)
+        if callable(scorer):
+            rows = scorer(prompts, list(YES_CANDIDATES + NO_CANDIDATES))
+            return [(dict(r or {}), "") for r in rows]
+        completions = self.backend.generate(prompts, GenParams(max_tokens=1, temperature=0.0, top_logprobs=TOP_LOGPROBS))
+        out = []
+        for c in completions:
+            first = (c.top_logprobs or [{}])[0] or {}
+            out.append((dict(first), c.text))
+        return out
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        results: list[Judgement] = []
+        for start in range(0, len(pairs), self.batch_size):
+            chunk = pairs[start : start + self.batch_size]
+            rows = self._candidate_logprobs([self.messages(p) for p in chunk])
+            if len(rows) != len(chunk):
+                raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(chunk)} judge prompts")
+            for pair, (lps, text) in zip(chunk, rows):
+                p, mass = yes_probability(lps)
+                raw: dict[str, Any] = {"answer_logmass": {k: round(v, 6) for k, v in mass.items()}}
+                raw["candidates"] = {k: (round(float(v), 6) if v is not None and math.isfinite(float(v)) else None) for k, v in lps.items()}
+                if text:
+                    raw["text"] = text
+                results.append(
+                    Judgement(
+                        judge=self.id,
+                        claim=pair.claim,
+                        evidence=pair.evidence,
+                        probability=p,
+                        label=None if p is None else ("supported" if p >= self.threshold else "not_supported"),
+                        raw=json.dumps(raw, ensure_ascii=False),
+                        status="ok" if p is not None else "unparseable",
+                    )
+                )
+        return results

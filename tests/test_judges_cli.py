@@ -1,0 +1,136 @@
+"""load_judge specs and the ``vericite judge-eval`` command, with a fake judge registered through the registry."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import vericite.models
+from vericite import registry as r
+from vericite.cli.main import cli
+from vericite.errors import UnknownNameError, VericiteError
+from vericite.judges import load_judge, parse_judge_spec
+from vericite.judges.llm import LLMJudge
+from vericite.types import Judgement, ModelIdentity
+
+
+class KeywordJudge:
+    """P(supported) = 0.9 when every word of the claim is in the evidence, else 0.1."""
+
+    def __init__(self, arg: str = "", **options) -> None:
+        self.id = f"kw:{arg}@1" if arg else "kw@1"
+        self.options = options
+
+    def judge(self, pairs):
+        out = []
+        for p in pairs:
+            ok = set(p.claim.lower().split()) <= set(p.evidence.lower().split())
+            out.append(Judgement(self.id, p.claim, p.evidence, 0.9 if ok else 0.1, "supported" if ok else "not_supported"))
+        return out
+
+
+@pytest.fixture
+def kw_judge():
+    r.judges.register("kw", KeywordJudge, replace=True)
+    yield
+    r.judges.unregister("kw")
+
+
+def write_pairs(path, extra_bad: bool = False):
+    rows = [
+        {"id": "1", "evidence": "rome is in italy", "claim": "rome is in italy", "label": "supports"},
+        {"id": "2", "evidence": "rome is in italy", "claim": "paris is in italy", "label": "refutes"},
+        {"id": "3", "evidence": "the cat sat", "claim": "the cat", "label": "supports"},
+        {"id": "4", "evidence": "the cat sat", "claim": "the dog", "label": "not_enough_info"},
+    ]
+    lines = [json.dumps(x) for x in rows]
+    if extra_bad:
+        lines.insert(1, '{"evidence": "x"')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- load_judge
+
+
+def test_parse_judge_spec():
+    assert parse_judge_spec("nli:C:\\models\\x") == ("nli", "C:\\models\\x")
+    assert parse_judge_spec(" triple ") == ("triple", "")
+    assert parse_judge_spec("llm:qwen2.5-coder-1.5b") == ("llm", "qwen2.5-coder-1.5b")
+
+
+def test_unknown_kind_gets_did_you_mean():
+    with pytest.raises(UnknownNameError, match="did you mean 'nli'"):
+        load_judge("nl:some/model")
+    with pytest.raises(VericiteError, match="empty judge spec"):
+        load_judge("")
+
+
+def test_model_is_required_for_nli_and_llm():
+    with pytest.raises(VericiteError, match="nli:<local folder or hub id>"):
+        load_judge("nli")
+    with pytest.raises(VericiteError, match="llm:<model name>"):
+        load_judge("llm:")
+
+
+def test_registered_kind_gets_its_argument(kw_judge):
+    assert load_judge("kw").id == "kw@1"
+    j = load_judge("kw:strict", threshold=0.7)
+    assert j.id == "kw:strict@1" and j.options == {"threshold": 0.7}
+
+
+def test_llm_spec_loads_the_model_through_load_model(monkeypatch):
+    seen = {}
+
+    class Backend:
+        def identity(self):
+            return ModelIdentity(name="tiny", backend="test", model="tiny")
+
+        def next_token_logprobs(self, prompts, candidates):
+            return [{"Yes": -0.1, "No": -2.0} for _ in prompts]
+
+    def fake_load_model(name, **kw):
+        seen["args"] = (name, kw)
+        return Backend()
+
+    monkeypatch.setattr(vericite.models, "load_model", fake_load_model, raising=False)
+    judge = load_judge("llm:tiny", threads=1, cache=False)
+    assert isinstance(judge, LLMJudge) and judge.id == "llm:tiny@1"
+    assert seen["args"] == ("tiny", {"threads": 1, "cache": False})
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_judge_eval_command(tmp_path, kw_judge):
+    data = tmp_path / "pairs.jsonl"
+    write_pairs(data, extra_bad=True)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli, ["judge-eval", "--judge", "kw", "--data", str(data), "--out", str(out), "--batch-size", "3"])
+    assert res.exit_code == 0, res.output
+    assert "balanced accuracy" in res.output and "ROC AUC" in res.output and "1.000" in res.output
+    assert "skipped line 2" in res.output
+    results = json.loads((out / "results.json").read_text())
+    assert results["judge"] == "kw@1" and results["n"] == 4 and results["balanced_accuracy"] == 1.0
+    assert results["roc_auc"] == 1.0 and results["unparseable"] == 0.0 and results["bad_lines"] == 1
+    assert results["data"] == str(data) and results["limit"] is None
+    assert len((out / "judgements.jsonl").read_text().splitlines()) == 4
+
+
+def test_judge_eval_limit(tmp_path, kw_judge):
+    data = tmp_path / "pairs.jsonl"
+    write_pairs(data)
+    res = CliRunner().invoke(cli, ["judge-eval", "--judge", "kw", "--data", str(data), "--limit", "2", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert results["n"] == 2 and results["limit"] == 2
+
+
+def test_judge_eval_user_errors_are_one_line(tmp_path, kw_judge):
+    data = tmp_path / "pairs.jsonl"
+    write_pairs(data)
+    res = CliRunner().invoke(cli, ["judge-eval", "--judge", "nope", "--data", str(data), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "unknown judge 'nope'" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(cli, ["judge-eval", "--judge", "kw", "--data", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "not found" in res.output and "Traceback" not in res.output
