@@ -65,6 +65,7 @@ def demo(phrasing: str = "specific", path: str | Path | None = None) -> list[Sam
 
 registry.datasets.register("biokalma", biokalma)
 registry.datasets.register("demo", demo)
+registry.datasets.register("biokalma-gold", "vericite.bench.gold:dataset")  # vericite's hand-made gold set
 
 
 def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
