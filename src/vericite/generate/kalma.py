@@ -50,7 +50,7 @@ def graph_properties(triples: Sequence[Triple]) -> dict[str, set[str]]:
 def default_demonstration(cfg: GenerateConfig) -> Demonstration:
     if cfg.demonstration:
         return Demonstration.load(cfg.demonstration)
-    if cfg.dataset == "biokalma":
+    if cfg.dataset.startswith("biokalma"):
         # the released BioKaLMA prompt for the chosen phrasing
         name = "answer_question_complex_prompt.json" if cfg.phrasing == "specific" else "answer_question_simple_prompt.json"
         data = shared_data_dir(required=False)
