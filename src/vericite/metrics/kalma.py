@@ -1,0 +1,588 @@
+"""KaLMA / BioKaLMA citation metrics (metrics.md §1; paper §4.2–4.4).
+
+Two steps, kept apart: ``score_answer`` turns one parsed answer into small per-item counts
+(``KalmaCounts``), and ``aggregate_kalma`` turns the counts of a corpus into the fixed metric names with n and
+bootstrap intervals. ``evaluate_kalma`` does both, and makes every judge request of the corpus in one batched
+call, so an NLI or LLM judge sees one large batch rather than one call per answer.
+
+Worked examples (metrics.md; both are tests in ``tests/test_kalma_metrics.py``):
+
+* Figure 2 — "S1 [k1][k2]. S2 [k2][k6][NA]. S3 [k6][k9]." with minimum set {k1..k5}: precision = 3/6 = 0.5
+  (k1, k2, k2 count; k6, k6, k9 do not; [NA] is not a citation), recall = 2/5 = 0.4.
+* Figure 3 — "S1 [k1][NA]. S2 [k3][k6][NA]. S3 [k6][k9]." with absent set {k2, k4, k5}, where only S1 entails
+  k2: [NA] precision = 1/2, [NA] recall = 1/3.
+
+Decisions (where the paper is silent, or metrics.md leaves a choice):
+
+* Matching is exact on (trimmed entity id, property with ``_`` read as a space, trimmed value) — the key of
+  ``types.Triple``. ``match="normalised"`` also folds case, accents, punctuation, numbers and date formats
+  (``judges.normalise.normalise_value``); it is recorded and never the default.
+* A citation lacking a part (status NO_PROPERTY / NO_VALUE / MALFORMED) is a citation: it counts in every
+  denominator (correctness, precision, alignment) and is never correct, precise or entailed. Alignment does not
+  send it to the judge (there is no triple to state) and reports how many there were (``incomplete``).
+* Hypotheses given to the judge: ``"{property}: {value}"`` (the paper's), or with ``hypothesis="entity"``
+  ``"{entity} {property}: {value}"``, the entity named by its label in the knowledge (a ``name`` triple, else
+  ``Triple.subject_label``; the bare template when no name is known). Properties are written with ``_`` read as
+  a space. The template is recorded.
+* A judgement is *entailed* iff its status is ``ok`` and its probability is ≥ 0.5. Any other judgement is
+  unparseable: the pair is left out of its ratio and counted (``unparseable_judgements``).
+* [NA] precision: a sentence carrying [NA] scores 1 iff it entails at least one absent triple, or — paper
+  §4.5 — it does not answer the question. The second part needs ``answers_question``, a batched callable
+  given (question, sentence) pairs that returns True / False / None (None = could not tell); it is asked only
+  about [NA] sentences that entail no absent triple. Without it the exception is not applied (recorded as
+  ``off_topic_rule: "not applied"``), which can only lower [NA] precision. A sentence that entails nothing,
+  is not known to be off-topic, and had an unparseable judgement is undecided: left out and counted.
+* [NA] recall: an absent triple scores 1 iff some [NA] sentence entails it; undecided (left out, counted) when
+  no sentence entails it and some judgement about it was unparseable. Every sentence and every absent triple
+  counts once (the released code counts pairs and can exceed 1; vericite does not).
+* Items without gold, absent sets or a judge: the metrics needing them are *not computed*, with the reason.
+  When only some items have gold (or absent) sets, those metrics use those items and say how many were left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import VericiteError
+from ..types import AttributedAnswer, Citation, Judge, JudgePair, Judgement, Sample, Triple, normalise_property
+from .base import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MetricResult,
+    MetricSpec,
+    Statistic,
+    bootstrap_cis,
+    f1_of,
+    point,
+    ratio_of_sums,
+)
+
+VERSION = "1"
+Key = tuple[str, str, str]
+Match = Literal["exact", "normalised"]
+Hypothesis = Literal["property", "entity"]
+HYPOTHESIS_TEMPLATES = {"property": "{property}: {value}", "entity": "{entity} {property}: {value}"}
+ENTAILED_AT = 0.5
+
+# Judge answers as the per-answer step sees them: True (entailed), False (not), None (unparseable).
+Entails = Callable[[str, Triple], "bool | None"]
+OnTopic = Callable[[str], "bool | None"]
+# Batched: (question, sentence) pairs -> does the sentence answer the question? (None = could not tell)
+AnswersQuestion = Callable[[Sequence[tuple[str, str]]], Sequence["bool | None"]]
+
+_CIT = ("answer", "knowledge")
+SPECS: dict[str, MetricSpec] = {
+    s.name: s
+    for s in [
+        MetricSpec("citation_correctness", _CIT, True, VERSION, "share of citations that exactly match a given triple"),
+        MetricSpec("citation_precision_micro", _CIT + ("gold",), True, VERSION, "correct citations of a gold triple / all citations"),
+        MetricSpec("citation_recall_micro", _CIT + ("gold",), True, VERSION, "gold triples hit by a correct citation / gold triples"),
+        MetricSpec("citation_f1_micro", _CIT + ("gold",), True, VERSION, "harmonic mean of micro precision and recall"),
+        MetricSpec("citation_precision_macro", _CIT + ("gold",), True, VERSION, "mean per-answer precision (no citation = 0)"),
+        MetricSpec("citation_recall_macro", _CIT + ("gold",), True, VERSION, "mean per-answer recall (empty gold excluded)"),
+        MetricSpec("citation_f1_macro", _CIT + ("gold",), True, VERSION, "harmonic mean of macro precision and recall"),
+        MetricSpec("alignment_micro", ("answer", "judge"), True, VERSION, "entailed (sentence, citation) pairs / all pairs"),
+        MetricSpec("alignment_macro", ("answer", "judge"), True, VERSION, "mean per-answer alignment"),
+        MetricSpec("na_precision", ("answer", "absent", "judge"), True, VERSION, "[NA] sentences entailing an absent triple (or off-topic)"),
+        MetricSpec("na_recall", ("answer", "absent", "judge"), True, VERSION, "absent triples entailed by an [NA] sentence"),
+        MetricSpec("na_f1", ("answer", "absent", "judge"), True, VERSION, "harmonic mean of [NA] precision and recall"),
+    ]
+}
+METRIC_NAMES = tuple(SPECS)
+
+
+# --------------------------------------------------------------------------- per item
+
+
+@dataclass
+class KalmaItem:
+    """One answer with what it is scored against. ``gold`` = the minimum knowledge set, ``absent`` = the
+    knowledge removed from the graph given to the model; None when not known (not the same as empty)."""
+
+    answer: AttributedAnswer
+    knowledge: Sequence[Triple]
+    gold: Sequence[Triple] | None = None
+    absent: Sequence[Triple] | None = None
+    question: str = ""
+    id: str = ""
+
+    @classmethod
+    def from_sample(cls, sample: Sample, answer: AttributedAnswer) -> "KalmaItem":
+        return cls(answer, sample.knowledge, sample.gold, sample.absent, sample.question, sample.id)
+
+
+@dataclass
+class KalmaCounts:
+    """Per-answer counts; every corpus metric is a ratio of sums (micro) or a mean of ratios (macro) of these.
+    None = not computed for this answer (its input was missing)."""
+
+    id: str = ""
+    citations: int = 0
+    correct: int = 0
+    # precision / recall (None without gold)
+    precise: int | None = None
+    gold: int | None = None
+    gold_hit: int | None = None
+    # alignment (None without a judge)
+    pairs: int | None = None  # decided pairs, incomplete citations included
+    entailed: int | None = None
+    incomplete: int = 0
+    pairs_unparseable: int = 0
+    # [NA] (None without absent set or judge)
+    absent_given: bool = False
+    na_sentences: int | None = None  # decided [NA] sentences
+    na_precise: int | None = None
+    na_off_topic: int = 0
+    na_undecided: int = 0
+    absent: int | None = None  # decided absent triples
+    absent_hit: int | None = None
+    absent_undecided: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        if self.precise is None:
+            return None
+        return self.precise / self.citations if self.citations else 0.0
+
+    @property
+    def recall(self) -> float | None:
+        if self.gold_hit is None or not self.gold:
+            return None
+        return self.gold_hit / self.gold
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _value_key(value: str, match: Match) -> str:
+    if match == "exact":
+        return value.strip()
+    from ..judges.normalise import normalise_value
+
+    return normalise_value(value)
+
+
+def triple_key(entity: str, prop: str, value: str, match: Match = "exact") -> Key:
+    """What two triples are compared by (``Triple.key`` for exact match)."""
+    p = normalise_property(prop)
+    if match != "exact":
+        p = p.casefold()
+    return (entity.strip(), p, _value_key(value, match))
+
+
+def citation_key(c: Citation, match: Match = "exact") -> Key | None:
+    if c.entity is None or c.property is None or c.value is None:
+        return None
+    return triple_key(c.entity, c.property, c.value, match)
+
+
+def alignment_requests(answer: AttributedAnswer) -> list[tuple[str, Triple]]:
+    """The (sentence, cited triple) pairs alignment asks the judge about: every complete citation."""
+    out = []
+    for s in answer.sentences:
+        for c in s.citations:
+            if c.is_citation:
+                t = c.triple()
+                if t is not None:
+                    out.append((s.clean, t))
+    return out
+
+
+def na_requests(answer: AttributedAnswer, absent: Sequence[Triple] | None) -> list[tuple[str, Triple]]:
+    """The ([NA] sentence, absent triple) pairs [NA] precision and recall ask the judge about."""
+    if not absent:
+        return []
+    return [(s.clean, t) for s in answer.sentences if s.has_na for t in absent]
+
+
+def score_answer(
+    answer: AttributedAnswer,
+    knowledge: Iterable[Triple],
+    gold: Iterable[Triple] | None = None,
+    absent: Sequence[Triple] | None = None,
+    *,
+    entails: Entails | None = None,
+    on_topic: OnTopic | None = None,
+    match: Match = "exact",
+    id: str = "",
+) -> KalmaCounts:
+    """The per-answer counts. ``entails(sentence, triple)`` answers the judge's question (True, False, or None
+    when its judgement was unparseable); without it alignment and [NA] are not computed. ``on_topic(sentence)``
+    says whether an [NA] sentence answers the question (see the module docstring)."""
+    known = {triple_key(t.subject, t.property, t.value, match) for t in knowledge}
+    out = KalmaCounts(id=id)
+    cits = answer.citations
+    keys = [citation_key(c, match) for c in cits]
+    out.citations = len(cits)
+    correct = [k for k in keys if k is not None and k in known]
+    out.correct = len(correct)
+
+    if gold is not None:
+        gold_keys = {triple_key(t.subject, t.property, t.value, match) for t in gold}
+        out.precise = sum(1 for k in correct if k in gold_keys)
+        out.gold = len(gold_keys)
+        out.gold_hit = len(gold_keys.intersection(correct))
+
+    out.absent_given = absent is not None
+    if entails is None:
+        return out
+
+    # alignment: every citation is a pair; one without a triple cannot be entailed
+    pairs = entailed = unparseable = incomplete = 0
+    for s in answer.sentences:
+        for c in s.citations:
+            if not c.is_citation:
+                continue
+            t = c.triple()
+            if t is None:
+                incomplete += 1
+                pairs += 1
+                continue
+            verdict = entails(s.clean, t)
+            if verdict is None:
+                unparseable += 1
+            else:
+                pairs += 1
+                entailed += bool(verdict)
+    out.pairs, out.entailed, out.incomplete, out.pairs_unparseable = pairs, entailed, incomplete, unparseable
+
+    if absent is not None:
+        _score_na(out, answer, absent, entails, on_topic)
+    return out
+
+
+def _score_na(out: KalmaCounts, answer: AttributedAnswer, absent: Sequence[Triple], entails: Entails, on_topic: OnTopic | None) -> None:
+    na_sentences = [s.clean for s in answer.sentences if s.has_na]
+    # verdicts[i][j]: does [NA] sentence i entail absent triple j
+    verdicts = [[entails(s, t) for t in absent] for s in na_sentences]
+    decided = precise = off_topic = undecided = 0
+    for sentence, row in zip(na_sentences, verdicts):
+        if any(v is True for v in row):
+            decided += 1
+            precise += 1
+            continue
+        topical = on_topic(sentence) if on_topic is not None else True
+        if topical is False:
+            decided += 1
+            precise += 1
+            off_topic += 1
+        elif topical is None or any(v is None for v in row):
+            undecided += 1
+        else:
+            decided += 1
+    out.na_sentences, out.na_precise, out.na_off_topic, out.na_undecided = decided, precise, off_topic, undecided
+
+    hit = decided_t = undecided_t = 0
+    for j in range(len(absent)):
+        column = [row[j] for row in verdicts]
+        if any(v is True for v in column):
+            hit += 1
+            decided_t += 1
+        elif any(v is None for v in column):
+            undecided_t += 1
+        else:
+            decided_t += 1
+    out.absent, out.absent_hit, out.absent_undecided = decided_t, hit, undecided_t
+
+
+# --------------------------------------------------------------------------- corpus aggregation
+
+
+def _arr(values: Iterable[float | int | None]) -> np.ndarray:
+    return np.array([0.0 if v is None else float(v) for v in values], dtype=float)
+
+
+def aggregate_kalma(
+    counts: Sequence[KalmaCounts],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, MetricResult]:
+    """The twelve KaLMA corpus metrics from per-answer counts, each with n and a bootstrap CI over answers."""
+    n = len(counts)
+    specs = SPECS
+    has_gold = _arr(c.gold is not None for c in counts)
+    has_pairs = _arr(c.pairs is not None for c in counts)
+    has_absent = _arr(c.absent is not None for c in counts)
+
+    cits = _arr(c.citations for c in counts)
+    stats: dict[str, Statistic] = {"citation_correctness": ratio_of_sums(_arr(c.correct for c in counts), cits)}
+    reasons: dict[str, str] = {}
+    details: dict[str, dict[str, Any]] = {}
+    ns: dict[str, int] = {"citation_correctness": n}
+    details["citation_correctness"] = {"citations": int(cits.sum()), "correct": int(sum(c.correct for c in counts))}
+    if n == 0:
+        reasons["citation_correctness"] = "no answers"
+    elif cits.sum() == 0:
+        reasons["citation_correctness"] = "no citations in any answer"
+
+    # precision / recall / F1
+    pr_names = [k for k in specs if k.startswith("citation_") and k != "citation_correctness"]
+    n_gold = int(has_gold.sum())
+    if n_gold == 0:
+        for k in pr_names:
+            reasons[k] = "no gold (minimum knowledge set) given"
+    else:
+        gold_n = _arr(c.gold for c in counts)
+        p_micro = ratio_of_sums(_arr(c.precise for c in counts), cits * has_gold)
+        r_micro = ratio_of_sums(_arr(c.gold_hit for c in counts), gold_n)
+        per_p = _arr(c.precision for c in counts)
+        recall_mask = _arr(c.recall is not None for c in counts)
+        p_macro = ratio_of_sums(per_p, has_gold)
+        r_macro = ratio_of_sums(_arr(c.recall for c in counts), recall_mask)
+        stats.update(
+            citation_precision_micro=p_micro,
+            citation_recall_micro=r_micro,
+            citation_f1_micro=f1_of(p_micro, r_micro),
+            citation_precision_macro=p_macro,
+            citation_recall_macro=r_macro,
+            citation_f1_macro=f1_of(p_macro, r_macro),
+        )
+        common = {"items_without_gold": n - n_gold}
+        excluded = n_gold - int(recall_mask.sum())
+        n_cits_gold = int((cits * has_gold).sum())
+        n_gold_triples = int(gold_n.sum())
+        for k in pr_names:
+            ns[k] = n_gold
+            details[k] = dict(common)
+        for k in ("citation_precision_micro", "citation_precision_macro"):
+            details[k]["citations"] = n_cits_gold
+            details[k]["answers_without_citation"] = int(((cits == 0) & (has_gold == 1)).sum())
+        for k in ("citation_recall_micro", "citation_recall_macro", "citation_f1_macro", "citation_f1_micro"):
+            details[k]["gold_triples"] = n_gold_triples
+        for k in ("citation_recall_macro", "citation_f1_macro"):
+            ns[k] = int(recall_mask.sum()) if k == "citation_recall_macro" else n_gold
+            details[k]["excluded_empty_gold"] = excluded
+        if n_cits_gold == 0:
+            for k in ("citation_precision_micro", "citation_f1_micro"):
+                reasons[k] = "no citations in answers with gold"
+        if n_gold_triples == 0:
+            for k in ("citation_recall_micro", "citation_recall_macro", "citation_f1_micro", "citation_f1_macro"):
+                reasons.setdefault(k, "every gold set is empty")
+
+    # alignment
+    n_judged = int(has_pairs.sum())
+    if n_judged == 0:
+        why = "no answers" if n == 0 else "no judge given"
+        reasons["alignment_micro"] = reasons["alignment_macro"] = why
+    else:
+        pairs = _arr(c.pairs for c in counts)
+        stats["alignment_micro"] = ratio_of_sums(_arr(c.entailed for c in counts), pairs)
+        per_item = np.divide(_arr(c.entailed for c in counts), pairs, out=np.zeros(n), where=pairs > 0)
+        stats["alignment_macro"] = ratio_of_sums(per_item, (pairs > 0).astype(float))
+        d = {
+            "pairs": int(pairs.sum()),
+            "entailed": int(sum(c.entailed or 0 for c in counts)),
+            "incomplete_citations": int(sum(c.incomplete for c in counts)),
+            "unparseable_judgements": int(sum(c.pairs_unparseable for c in counts)),
+        }
+        details["alignment_micro"] = dict(d)
+        details["alignment_macro"] = dict(d, answers_without_pairs=int((pairs == 0).sum()))
+        ns["alignment_micro"] = n_judged
+        ns["alignment_macro"] = int((pairs > 0).sum())
+        if pairs.sum() == 0:
+            reasons["alignment_micro"] = reasons["alignment_macro"] = "no judged (sentence, citation) pairs"
+
+    # [NA]
+    n_absent = int(has_absent.sum())
+    if n_absent == 0:
+        missing = [] if any(c.absent_given for c in counts) else ["no absent knowledge set given"]
+        if n_judged == 0:
+            missing.append("no judge given")
+        why = " and ".join(missing) if n else "no answers"
+        for k in ("na_precision", "na_recall", "na_f1"):
+            reasons[k] = why
+    else:
+        na_sent = _arr(c.na_sentences for c in counts)
+        absent_n = _arr(c.absent for c in counts)
+        na_p = ratio_of_sums(_arr(c.na_precise for c in counts), na_sent)
+        na_r = ratio_of_sums(_arr(c.absent_hit for c in counts), absent_n)
+        stats.update(na_precision=na_p, na_recall=na_r, na_f1=f1_of(na_p, na_r))
+        d = {
+            "items_without_absent": n - n_absent,
+            "na_sentences": int(na_sent.sum()),
+            "na_sentences_undecided": int(sum(c.na_undecided for c in counts)),
+            "na_sentences_off_topic": int(sum(c.na_off_topic for c in counts)),
+            "absent_triples": int(absent_n.sum()),
+            "absent_triples_undecided": int(sum(c.absent_undecided for c in counts)),
+        }
+        for k in ("na_precision", "na_recall", "na_f1"):
+            ns[k] = n_absent
+            details[k] = dict(d)
+        if na_sent.sum() == 0:
+            reasons["na_precision"] = "no decided [NA] sentence in answers with an absent set"
+            reasons["na_f1"] = reasons["na_precision"]
+        if absent_n.sum() == 0:
+            reasons["na_recall"] = "every absent set is empty (or undecided)"
+            reasons.setdefault("na_f1", reasons["na_recall"])
+
+    live = {k: s for k, s in stats.items() if k not in reasons}
+    cis = bootstrap_cis(live, n, resamples=resamples, seed=seed) if live else {}
+    out: dict[str, MetricResult] = {}
+    for name, spec in specs.items():
+        if name in reasons or name not in live:
+            out[name] = MetricResult.not_computed(spec, reasons.get(name, "not computed"), ns.get(name, 0), **details.get(name, {}))
+            continue
+        lo, hi = cis.get(name, (None, None))
+        out[name] = MetricResult(
+            name, point(live[name], n), ns.get(name, n), lo, hi, None, spec.version, spec.higher_is_better,
+            resamples, seed, details.get(name, {}),
+        )  # fmt: skip
+    return out
+
+
+# --------------------------------------------------------------------------- the whole evaluation
+
+
+@dataclass
+class KalmaReport:
+    results: dict[str, MetricResult]
+    counts: list[KalmaCounts]
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def values(self) -> dict[str, float | None]:
+        return {k: r.value for k, r in self.results.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": {k: r.to_dict() for k, r in self.results.items()}, "config": self.config}
+
+
+def entity_names(knowledge: Iterable[Triple]) -> dict[str, list[str]]:
+    """Entity id -> its names in the given knowledge (``name`` triples first, then subject labels)."""
+    out: dict[str, list[str]] = {}
+    for t in knowledge:
+        names = out.setdefault(t.subject.strip(), [])
+        if normalise_property(t.property) == "name" and t.value.strip() and t.value.strip() not in names:
+            names.insert(0, t.value.strip())
+        if t.subject_label and t.subject_label not in names:
+            names.append(t.subject_label)
+    return out
+
+
+def hypothesis_text(t: Triple, hypothesis: Hypothesis = "property", names: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The claim sent to the judge for triple ``t`` (module docstring)."""
+    prop = normalise_property(t.property)
+    if hypothesis == "entity":
+        name = (names or {}).get(t.subject.strip()) or ([t.subject_label] if t.subject_label else [])
+        if name:
+            return HYPOTHESIS_TEMPLATES["entity"].format(entity=name[0], property=prop, value=t.value.strip())
+    return HYPOTHESIS_TEMPLATES["property"].format(property=prop, value=t.value.strip())
+
+
+def judgement_verdict(j: Judgement) -> bool | None:
+    """Entailed (True), not (False), or unparseable (None): status ok and probability ≥ 0.5 counts."""
+    p = j.probability
+    if j.status != "ok" or p is None or p != p:  # p != p: NaN
+        return None
+    return p >= ENTAILED_AT
+
+
+def _judge_id(judge: Any) -> str:
+    return str(getattr(judge, "id", type(judge).__name__))
+
+
+def evaluate_kalma(
+    items: Sequence[KalmaItem],
+    judge: Judge | None = None,
+    *,
+    hypothesis: Hypothesis = "property",
+    answers_question: AnswersQuestion | None = None,
+    match: Match = "exact",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> KalmaReport:
+    """Score a corpus of parsed answers: per-answer counts, then the twelve corpus metrics.
+
+    All judge pairs of the corpus (alignment and [NA], deduplicated) go to ``judge.judge`` in one call; all
+    off-topic questions to ``answers_question`` in one more call. The returned config records the judge, the
+    hypothesis template, the match mode, the off-topic rule, the resamples and the seed."""
+    if hypothesis not in HYPOTHESIS_TEMPLATES:
+        raise VericiteError(f"unknown hypothesis {hypothesis!r}: want one of {', '.join(HYPOTHESIS_TEMPLATES)}")
+    if match not in ("exact", "normalised"):
+        raise VericiteError(f"unknown match {match!r}: want exact or normalised")
+
+    verdict_of: dict[JudgePair, bool | None] = {}
+    names_per_item: list[dict[str, list[str]]] = []
+    n_judgements = n_unparseable = 0
+    if judge is not None:
+        ordered: dict[JudgePair, None] = {}
+        for it in items:
+            names = entity_names(it.knowledge)
+            names_per_item.append(names)
+            for sentence, t in alignment_requests(it.answer) + na_requests(it.answer, it.absent):
+                ordered.setdefault(_pair(sentence, t, hypothesis, names), None)
+        pairs = list(ordered)
+        if pairs:
+            judgements = judge.judge(pairs)
+            if len(judgements) != len(pairs):
+                raise VericiteError(f"judge {_judge_id(judge)} returned {len(judgements)} judgements for {len(pairs)} pairs")
+            for p, j in zip(pairs, judgements):
+                verdict_of[p] = judgement_verdict(j)
+        n_judgements = len(pairs)
+        n_unparseable = sum(1 for v in verdict_of.values() if v is None)
+
+    def entails_for(names: dict[str, list[str]]) -> Entails:
+        return lambda sentence, t: verdict_of[_pair(sentence, t, hypothesis, names)]
+
+    topical = _off_topic_answers(items, answers_question, entails_for, names_per_item) if judge is not None else {}
+
+    counts = []
+    for i, it in enumerate(items):
+        entails = entails_for(names_per_item[i]) if judge is not None else None
+        on_topic = (lambda s, i=i: topical.get((i, s), True)) if answers_question is not None else None
+        counts.append(
+            score_answer(it.answer, it.knowledge, it.gold, it.absent, entails=entails, on_topic=on_topic, match=match, id=it.id)
+        )
+    results = aggregate_kalma(counts, resamples=resamples, seed=seed)
+    for k in ("alignment_micro", "alignment_macro", "na_precision", "na_recall", "na_f1"):
+        if judge is not None:
+            results[k].details["judge"] = _judge_id(judge)
+    config = {
+        "metrics": "kalma@" + VERSION,
+        "match": match,
+        "judge": _judge_id(judge) if judge is not None else None,
+        "judge_options": getattr(judge, "options", lambda: {})() if judge is not None else None,
+        "hypothesis": HYPOTHESIS_TEMPLATES[hypothesis],
+        "entailed_at": ENTAILED_AT,
+        "judgements": n_judgements,
+        "unparseable_judgements": n_unparseable,
+        "off_topic_rule": "answers_question" if answers_question is not None else "not applied",
+        "parsers": sorted({it.answer.parser for it in items}),
+        "resamples": resamples,
+        "seed": seed,
+        "n": len(items),
+    }
+    return KalmaReport(results, counts, config)
+
+
+def _pair(sentence: str, t: Triple, hypothesis: Hypothesis, names: Mapping[str, Sequence[str]]) -> JudgePair:
+    aliases = tuple(names.get(t.subject.strip(), ()))
+    return JudgePair(sentence, hypothesis_text(t, hypothesis, names), t, aliases)
+
+
+def _off_topic_answers(
+    items: Sequence[KalmaItem],
+    answers_question: AnswersQuestion | None,
+    entails_for: Callable[[dict[str, list[str]]], Entails],
+    names_per_item: list[dict[str, list[str]]],
+) -> dict[tuple[int, str], bool | None]:
+    """One batched call asking whether each [NA] sentence that entails no absent triple answers the question."""
+    if answers_question is None:
+        return {}
+    asks: dict[tuple[int, str], None] = {}  # ordered and deduplicated
+    for i, it in enumerate(items):
+        if it.absent is None:
+            continue
+        entails = entails_for(names_per_item[i])
+        for s in it.answer.sentences:
+            if s.has_na and not any(entails(s.clean, t) is True for t in it.absent):
+                asks.setdefault((i, s.clean), None)
+    if not asks:
+        return {}
+    replies = list(answers_question([(items[i].question, s) for i, s in asks]))
+    if len(replies) != len(asks):
+        raise VericiteError(f"answers_question returned {len(replies)} replies for {len(asks)} sentences")
+    return {k: (None if v is None else bool(v)) for k, v in zip(asks, replies)}
