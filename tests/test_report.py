@@ -1,0 +1,667 @@
+"""``vericite report``: the HTML page for a run folder (docs/results-format.md).
+
+Run folders are built by hand here, following the contract, so these tests do not depend on how generation or
+evaluation write them. The page is checked with the stdlib HTML parser, and (slow) in a real headless Chromium:
+screenshot, DOM, and that an injected script did not run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vericite.errors import DataError
+from vericite.runs.report import write_report
+
+from .conftest import need
+
+HOSTILE_Q = 'Who? <img src=x onerror="document.title=\'pwned-img\'">'
+HOSTILE_OUT = "Hello <script>document.title='pwned'</script> there [NA]. She was born in Rome [Q1, place of birth: Rome]."
+TITLE_PREFIX = "vericite report"
+
+
+# --------------------------------------------------------------------------- building run folders
+
+
+def triple(s, p, v, label=""):
+    d = {"subject": s, "property": p, "value": v}
+    if label:
+        d["subject_label"] = label
+    return d
+
+
+def cite(output, raw, status="ok", kind="triple", entity=None, prop=None, value=None, nth=0):
+    start = -1
+    for _ in range(nth + 1):
+        start = output.index(raw, start + 1)
+    d = {"kind": kind, "raw": raw, "status": status, "span": [start, start + len(raw)]}
+    for k, v in (("entity", entity), ("property", prop), ("value", value)):
+        if v is not None:
+            d[k] = v
+    return d
+
+
+def sample_record(sid, question, output, sentences, knowledge, **extra):
+    rec = {
+        "id": sid,
+        "question": question,
+        "knowledge": knowledge,
+        "method": "kalma@1",
+        "prompt": "kalma-answer@1",
+        "output": output,
+        "answer": {"raw": output, "parser": "kg@1", "sentences": sentences},
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        "cached": False,
+        "seconds": 0.5,
+    }
+    rec.update(extra)
+    return rec
+
+
+def every_status_sample():
+    kn = [
+        triple("Q1", "place_of_birth", "Rome", "Artemisia Gentileschi"),  # underscores: cited with spaces
+        triple("Q1", "occupation", "painter"),
+        triple("Q1", "ethnic group", "Italians"),
+        triple("Q2", "name", "Orazio"),
+    ]
+    s1 = "Artemisia was born in Rome [Q1, place of birth: Rome]."
+    s2 = " She was a sculptor [Q1, occupation: sculptor]."
+    s3 = " She was Italian and a painter [Q1, ethnic group: Italians, occupation: painter]."
+    s4 = " She liked cats [NA]."
+    s5 = " Her spouse was X [Q99, spouse: X] [Q1, movement:] [Q1, award] [see above]."
+    out = s1 + s2 + s3 + s4 + s5
+    c = lambda raw, *a, **k: cite(out, raw, *a, **k)  # noqa: E731
+    sentences = [
+        {"text": s1.strip(), "clean": "Artemisia was born in Rome.", "citations": [c("[Q1, place of birth: Rome]", entity="Q1", prop="place of birth", value="Rome")]},
+        {"text": s2.strip(), "clean": "She was a sculptor.", "citations": [c("[Q1, occupation: sculptor]", entity="Q1", prop="occupation", value="sculptor")]},
+        {
+            "text": s3.strip(),
+            "clean": "She was Italian and a painter.",
+            "citations": [
+                c("[Q1, ethnic group: Italians, occupation: painter]", entity="Q1", prop="ethnic group", value="Italians"),
+                c("[Q1, ethnic group: Italians, occupation: painter]", entity="Q1", prop="occupation", value="painter"),
+            ],
+        },
+        {"text": s4.strip(), "clean": "She liked cats.", "citations": [c("[NA]", kind="na")]},
+        {
+            "text": s5.strip(),
+            "clean": "Her spouse was X.",
+            "citations": [
+                c("[Q99, spouse: X]", status="unknown_entity", entity="Q99", prop="spouse", value="X"),
+                c("[Q1, movement:]", status="no_value", entity="Q1", prop="movement"),
+                c("[Q1, award]", status="no_property", entity="Q1", value="award"),
+                c("[see above]", status="malformed"),
+            ],
+        },
+    ]
+    judgements = [
+        {"judge": "triple@1", "claim": "place of birth: Rome", "evidence": "Artemisia was born in Rome.", "probability": 0.97,
+         "label": "supports", "raw": "", "status": "ok", "purpose": "alignment"},
+        {"judge": "llm:qwen@1", "claim": "occupation: sculptor", "evidence": "She was a sculptor.", "probability": None,
+         "label": None, "raw": "I think maybe", "status": "unparseable", "purpose": "alignment"},
+    ]
+    scores = {"citations": 8, "correct": 3, "precise": 1, "gold": 2, "recalled": 1, "aligned": 1, "alignment_pairs": 2,
+              "na_sentences": 1, "na_precise": 1, "absent": 1, "na_recalled": 0}
+    return sample_record(
+        "s1", "Who was Artemisia Gentileschi?", out, sentences, kn, gold=[kn[0], kn[1]], absent=[triple("Q1", "spouse", "Pierantonio")],
+        judgements=judgements, scores=scores, citation_status={"ok": 4, "unknown_entity": 1, "no_value": 1, "no_property": 1, "malformed": 1}, na_count=1,
+    )
+
+
+def hostile_sample():
+    out = HOSTILE_OUT
+    sentences = [
+        {"text": "Hello <script>document.title='pwned'</script> there [NA].", "clean": "Hello there.",
+         "citations": [cite(out, "[NA]", kind="na")]},
+        {"text": "She was born in Rome [Q1, place of birth: Rome].", "clean": "She was born in Rome.",
+         "citations": [cite(out, "[Q1, place of birth: Rome]", entity="Q1", prop="place of birth", value="Rome")]},
+    ]
+    kn = [triple("Q1", "place of birth", "Rome"), triple("Q1", "note", "<script>document.title='pwned-kn'</script>")]
+    judgements = [{"judge": "triple@1", "claim": "<b>bold</b>", "evidence": "<script>x()</script>", "probability": 0.2,
+                   "label": "not_supports", "raw": '"><script>document.title=1</script>', "status": "ok", "purpose": "alignment"}]
+    return sample_record("<s2>", HOSTILE_Q, out, sentences, kn, judgements=judgements, scores={"citations": 1, "correct": 1})
+
+
+def metric(value, n=10, ci=None, hib=True, judge=None, reason=None):
+    return {"value": value, "n": n, "ci": ci, "higher_is_better": hib, "judge": judge, "reason": reason}
+
+
+def results_doc():
+    metrics = {
+        "citation_correctness": metric(0.62, 120, [0.55, 0.70]),
+        "citation_precision_micro": metric(0.41, 120, [0.33, 0.49]),
+        "citation_recall_micro": metric(0.38, 300, [0.30, 0.45]),
+        "citation_f1_micro": metric(0.394, 120, [0.32, 0.46]),
+        "alignment_micro": metric(0.71, 240, [0.66, 0.77], judge="triple@1"),
+        "na_precision": metric(0.25, 8, [0.0, 0.6], judge="triple@1"),
+        "na_recall": metric(0.0, 12, [0.0, 0.0], judge="triple@1"),  # a real zero, shown as 0.000
+        "na_f1": metric(None, 0, None, reason="no gold sets <i>here</i>"),
+        "geval_fluency": metric(3.8, 50, [3.5, 4.1], judge="llm:qwen@1"),
+    }
+
+    def row(level, **vals):
+        return {"level": level, "metrics": {k: metric(v, 40, [max(0, v - 0.05), min(1, v + 0.05)] if v is not None else None,
+                                                     reason=None if v is not None else "no [NA] sentence") for k, v in vals.items()}}
+
+    experiments = {
+        "knowledge removal": {"x": "removed triples", "rows": [
+            row(0, na_precision=None, na_recall=None, na_f1=None, citation_precision_micro=0.42, citation_recall_micro=0.40, citation_f1_micro=0.41),
+            row(1, na_precision=0.20, na_recall=0.15, na_f1=0.17, citation_precision_micro=0.36, citation_recall_micro=0.31, citation_f1_micro=0.33),
+            row(2, na_precision=0.25, na_recall=0.16, na_f1=0.19, citation_precision_micro=0.30, citation_recall_micro=0.24, citation_f1_micro=0.27),
+            row(3, na_precision=0.31, na_recall=0.15, na_f1=0.20, citation_precision_micro=0.26, citation_recall_micro=0.19, citation_f1_micro=0.22),
+        ]},
+        "retrieval accuracy": {"x": "retrieval accuracy (%)", "rows": [
+            row(20, citation_correctness=0.45, citation_precision_micro=0.30, citation_recall_micro=0.12, citation_f1_micro=0.17),
+            row(100, citation_correctness=0.70, citation_precision_micro=0.45, citation_recall_micro=0.57, citation_f1_micro=0.50),
+            row(60, citation_correctness=0.58, citation_precision_micro=0.38, citation_recall_micro=0.30, citation_f1_micro=0.33),
+            row(80, citation_correctness=0.64, citation_precision_micro=0.42, citation_recall_micro=0.43, citation_f1_micro=0.42),
+            row(40, citation_correctness=0.51, citation_precision_micro=0.34, citation_recall_micro=0.21, citation_f1_micro=0.26),
+        ]},
+    }
+    return {
+        "kind": "run",
+        "vericite_version": "0.1.0",
+        "created": "2026-11-21T12:00:00",
+        "config": {"model": "qwen2.5-coder-1.5b", "limit": 3},
+        "seed": 7,
+        "model": {"name": "qwen2.5-coder-1.5b", "backend": "llamacpp", "model": "qwen2.5-coder-1.5b-q4_k_m.gguf",
+                  "sha256": "abcdef0123456789" * 4},
+        "prompt": "kalma-answer@1",
+        "metric_versions": {"kalma": "1"},
+        "judges": {
+            "alignment": {"id": "triple@1", "measured": {"balanced_accuracy": 0.81, "roc_auc": 0.9, "source": "docs/judges.md"}},
+            "geval": {"id": "llm:qwen@1", "measured": None},
+        },
+        "metrics": metrics,
+        "counts": {"samples": 3, "bad_lines": 1, "unparseable_outputs": 1, "failed_calls": 0, "unparseable_judgements": 1,
+                   "citation_status": {"ok": 5, "unknown_entity": 1, "no_value": 1, "no_property": 1, "malformed": 1}},
+        "tokens": {"prompt": 300, "completion": 60},
+        "experiments": experiments,
+    }
+
+
+def make_run(root: Path, extra_samples: int = 0, torn: bool = True) -> Path:
+    run = root / "e1"
+    run.mkdir(parents=True)
+    (run / "results.json").write_text(json.dumps(results_doc(), indent=2), encoding="utf-8")
+    (run / "manifest.json").write_text(json.dumps({"config": {"limit": 3}, "parser": "kg@1", "status": "complete"}), encoding="utf-8")
+    unparsed = {"id": "s3", "question": "What is X?", "knowledge": [], "output": "<<garbled>>", "answer": None}
+    lines = [json.dumps(every_status_sample()), json.dumps(hostile_sample()), json.dumps(unparsed)]
+    for i in range(extra_samples):
+        rec = every_status_sample()
+        rec["id"] = f"x{i}"
+        lines.append(json.dumps(rec))
+    text = "\n".join(lines) + "\n" + "not json at all\n"
+    if torn:
+        text += '{"id": "torn", "question": "half a li'
+    (run / "samples.jsonl").write_text(text, encoding="utf-8")
+    (run / "bad_lines.jsonl").write_text(json.dumps({"line": 7, "reason": "missing field 'question' <script>"}) + "\n", encoding="utf-8")
+    return run
+
+
+# --------------------------------------------------------------------------- a small DOM from the stdlib parser
+
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.children, self.text = tag, dict(attrs), parent, [], []
+
+    @property
+    def classes(self):
+        return set((self.attrs.get("class") or "").split())
+
+    def all_text(self):
+        return "".join(t if isinstance(t, str) else t.all_text() for t in self.text)
+
+    def iter(self):
+        yield self
+        for c in self.children:
+            yield from c.iter()
+
+
+VOID = {"meta", "br", "img", "input", "link", "hr", "circle", "line", "rect", "polyline", "path"}
+
+
+class Dom(HTMLParser):
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {}, None)
+        self.cur = self.root
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, attrs, self.cur)
+        self.cur.children.append(node)
+        self.cur.text.append(node)
+        if tag not in VOID:
+            self.cur = node
+
+    def handle_startendtag(self, tag, attrs):
+        node = Node(tag, attrs, self.cur)
+        self.cur.children.append(node)
+        self.cur.text.append(node)
+
+    def handle_endtag(self, tag):
+        n = self.cur
+        while n is not self.root and n.tag != tag:
+            n = n.parent
+        if n is not self.root:
+            self.cur = n.parent
+
+    def handle_data(self, data):
+        self.cur.text.append(data)
+
+    def find_all(self, tag=None, cls=None, **attrs):
+        out = []
+        for n in self.root.iter():
+            if tag and n.tag != tag:
+                continue
+            if cls and cls not in n.classes:
+                continue
+            if any(n.attrs.get(k.replace("_", "-")) != v for k, v in attrs.items()):
+                continue
+            out.append(n)
+        return out
+
+    def by_id(self, id_):
+        found = self.find_all(id=id_)
+        assert found, f"no element with id {id_!r}"
+        return found[0]
+
+
+# --------------------------------------------------------------------------- tests
+
+
+@pytest.fixture()
+def page(tmp_path):
+    run = make_run(tmp_path)
+    path = write_report(run)
+    assert path == run / "report.html"
+    text = path.read_text(encoding="utf-8")
+    return text, Dom(text)
+
+
+def test_sections_and_header(page):
+    text, dom = page
+    for id_ in ("header", "metrics", "charts", "experiments", "judges", "counts", "tokens", "samples"):
+        dom.by_id(id_)
+    header = dom.by_id("header").all_text()
+    for want in ("run", "qwen2.5-coder-1.5b", "llamacpp", "abcdef012345", "kalma-answer@1", "0.1.0", "7", "2026-11-21", "kg@1", "complete"):
+        assert want in header, want
+    assert "abcdef0123456789abcdef" not in header  # sha256 shown short (the full hash only in the tooltip)
+
+
+def test_self_contained(page):
+    text, dom = page
+    assert not dom.find_all("link")
+    for n in dom.find_all():
+        for attr in ("src", "href"):
+            v = n.attrs.get(attr)
+            assert v is None or v.startswith("#"), (n.tag, attr, v)
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in text
+    csp = [m for m in dom.find_all("meta") if m.attrs.get("http-equiv") == "Content-Security-Policy"]
+    assert csp and "script-src 'sha256-" in csp[0].attrs["content"] and "default-src 'none'" in csp[0].attrs["content"]
+
+
+def test_metric_table(page):
+    _, dom = page
+    rows = {r.attrs["data-metric"]: r for r in dom.find_all("tr", cls="metric")}
+    assert set(rows) == set(results_doc()["metrics"])
+    cells = lambda name: [c.all_text().strip() for c in rows[name].children]  # noqa: E731
+    assert cells("citation_correctness")[:5] == ["citation_correctness", "0.620", "120", "[0.550, 0.700]", "↑ higher is better"]
+    assert cells("alignment_micro")[5] == "triple@1"
+    # a metric not computed says so, with its reason, and never shows a number
+    nc = rows["na_f1"]
+    assert "not-computed" in nc.classes
+    assert cells("na_f1")[1] == "not computed"
+    assert cells("na_f1")[6] == "no gold sets <i>here</i>"  # the reason is text, not markup
+    assert not dom.find_all("i")
+    # a real zero is a number
+    assert cells("na_recall")[1] == "0.000"
+    # the table follows the fixed order of metric names
+    order = [r.attrs["data-metric"] for r in dom.find_all("tr", cls="metric")]
+    assert order.index("citation_correctness") < order.index("alignment_micro") < order.index("na_precision") < order.index("geval_fluency")
+
+
+def test_bar_charts(page):
+    _, dom = page
+    charts = dom.find_all("svg", cls="bar-chart")
+    titles = [c.attrs["aria-label"] for c in charts]
+    assert titles == ["Citation quality", "Text–citation alignment", "Conscious incompetence ([NA])", "Text quality (G-Eval, 1–5)"]
+    na_chart = charts[2]
+    bars = [n for n in na_chart.iter() if n.tag == "rect" and "bar" in n.classes]
+    assert len(bars) == 2  # na_precision, na_recall; na_f1 not computed
+    assert "not computed: no gold sets" in na_chart.all_text()
+    whiskers = [n for c in charts for n in c.iter() if "whisker" in n.classes]
+    assert len(whiskers) == 8  # every computed metric has a CI
+    # the G-Eval chart runs from 1 to 5
+    ticks = [n.all_text() for n in charts[3].iter() if "tick" in n.classes]
+    assert ticks[0] == "1" and ticks[-1] == "5"
+
+
+def test_experiment_curves(page):
+    _, dom = page
+    exps = {e.attrs["data-experiment"]: e for e in dom.find_all("div", cls="experiment")}
+    assert set(exps) == {"knowledge removal", "retrieval accuracy"}
+    removal = [n for n in exps["knowledge removal"].iter() if n.tag == "svg"]
+    assert [s.attrs["aria-label"] for s in removal] == ["[NA] precision / recall / F1", "Citation quality (micro)"]
+    series = [n.attrs["data-metric"] for n in removal[0].iter() if n.tag == "g" and "series" in n.classes]
+    assert series == ["na_precision", "na_recall", "na_f1"]
+    # x: removed triples 0..3; the [NA] metrics are not computed at 0, so their lines start at 1
+    ticks = [n.all_text() for n in removal[0].iter() if "tick" in n.classes and n.attrs.get("text-anchor") == "middle"]
+    assert ticks == ["0", "1", "2", "3"]
+    points = [n for n in removal[0].iter() if n.tag == "circle"]
+    assert len(points) == 9
+    retrieval = [n for n in exps["retrieval accuracy"].iter() if n.tag == "svg"]
+    assert [s.attrs["aria-label"] for s in retrieval] == ["Citation quality (micro)"]
+    series = [n.attrs["data-metric"] for n in retrieval[0].iter() if n.tag == "g" and "series" in n.classes]
+    assert series == ["citation_correctness", "citation_precision_micro", "citation_recall_micro", "citation_f1_micro"]
+    ticks = [n.all_text() for n in retrieval[0].iter() if "tick" in n.classes and n.attrs.get("text-anchor") == "middle"]
+    assert ticks == ["100", "80", "60", "40", "20"]  # from the gold graphs down, as in KaLMA Figure 5
+
+
+def spans_of(dom, sample_id):
+    node = dom.by_id(sample_id)
+    return [n for n in node.iter() if n.tag == "span" and "cite" in n.classes]
+
+
+def test_citation_colours(page):
+    _, dom = page
+    spans = spans_of(dom, "sample-1")
+    got = [(s.all_text(), sorted(s.classes - {"cite"})) for s in spans]
+    assert got == [
+        ("[Q1, place of birth: Rome]", ["cite-correct"]),  # the graph spells it place_of_birth
+        ("[Q1, occupation: sculptor]", ["cite-incorrect"]),
+        ("Q1, ethnic group: Italians", ["cite-correct"]),
+        ("occupation: painter", ["cite-correct"]),
+        ("NA", ["cite-na"]),
+        ("[Q99, spouse: X]", ["cite-bad", "st-unknown_entity"]),
+        ("[Q1, movement:]", ["cite-bad", "st-no_value"]),
+        ("[Q1, award]", ["cite-bad", "st-no_property"]),
+        ("[see above]", ["cite-bad", "st-malformed"]),
+    ]
+    titles = [s.attrs["title"] for s in spans]
+    for status, t in zip(["unknown_entity", "no_value", "no_property", "malformed"], titles[5:]):
+        assert t.startswith(status)
+    assert titles[1].startswith("incorrect") and titles[0].startswith("correct")
+    # the text between the citations is kept
+    answer = [n for n in dom.by_id("sample-1").iter() if "answer" in n.classes][0].all_text()
+    assert answer.startswith("Artemisia was born in Rome [Q1, place of birth: Rome]. She was a sculptor")
+    assert "She liked cats NA." in answer
+    flags = dom.by_id("sample-1").attrs["data-flags"].split()
+    assert set(flags) == {"incorrect", "bad", "na", "judge"}
+
+
+def test_per_sample_scores_judgements_knowledge(page):
+    _, dom = page
+    s1 = dom.by_id("sample-1")
+    text = s1.all_text()
+    assert "alignment_pairs" in text and "na_recalled" in text
+    jt = [n for n in s1.iter() if "judgements" in n.classes][0]
+    rows = [r for r in jt.iter() if r.tag == "tr"][1:]
+    cells = [[c.all_text() for c in r.children] for r in rows]
+    assert cells[0][0] == "triple@1" and cells[0][4] == "0.970" and cells[0][6] == "ok"
+    assert cells[1][0] == "llm:qwen@1" and cells[1][4] == "—" and cells[1][6] == "unparseable"
+    kn = [n for n in s1.iter() if "knowledge" in n.classes][0].all_text()
+    assert "place_of_birth" in kn and "gold" in kn and "cited" in kn and "Pierantonio" in kn
+    # unparsed output shown raw and flagged
+    s3 = dom.by_id("sample-3")
+    assert "unparsed" in s3.attrs["data-flags"]
+    assert "<<garbled>>" in s3.all_text()
+
+
+def s2_text(dom):
+    return dom.by_id("sample-2").all_text()
+
+
+def test_hostile_output_is_text(page):
+    text, dom = page
+    scripts = dom.find_all("script")
+    assert len(scripts) == 1 and "pwned" not in scripts[0].all_text()  # only the page's own script
+    assert not dom.find_all("img")
+    assert not [b for b in dom.find_all("b") if b.all_text() == "bold"]
+    assert "<b>bold</b>" in s2_text(dom)
+    s2 = dom.by_id("sample-2")
+    assert HOSTILE_Q in s2.all_text()
+    assert "<script>document.title='pwned'</script>" in s2.all_text()
+    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in text
+    assert "<script>document.title" not in text
+    # attribute breakout attempts stay inside the attribute
+    assert all(n.attrs.get("onerror") is None for n in dom.find_all())
+    assert [s.attrs["class"] for s in spans_of(dom, "sample-2")] == ["cite cite-na", "cite cite-correct"]
+    # the reason in bad_lines.jsonl is escaped too
+    assert "missing field 'question' <script>" in dom.by_id("counts").all_text()
+
+
+def test_judges_counts_tokens(page):
+    _, dom = page
+    judges = {r.children[1].all_text(): r for r in dom.find_all("tr", cls="judge")}
+    assert set(judges) == {"triple@1", "llm:qwen@1"}
+    t = [c.all_text() for c in judges["triple@1"].children]
+    assert t[2:5] == ["0.810", "0.900", "docs/judges.md"]
+    assert "not measured" in judges["llm:qwen@1"].all_text()
+    assert "0 / 1 / 0" in judges["llm:qwen@1"].all_text()
+    assert "2 / 0 / 0" in judges["triple@1"].all_text()
+    counts = dom.by_id("counts").all_text()
+    for want in ("unparseable outputs", "failed model calls", "unparseable judgements", "bad input lines", "unknown_entity",
+                 "1 unreadable line skipped", "an unfinished last line was ignored", "3 samples read"):
+        assert want in counts, want
+    tokens = dom.by_id("tokens").all_text()
+    assert "300" in tokens and "60" in tokens and "360" in tokens
+
+
+def test_many_samples_are_capped(tmp_path):
+    run = make_run(tmp_path, extra_samples=3000, torn=False)
+    t0 = time.perf_counter()
+    path = write_report(run, tmp_path / "out" / "r.html", max_samples=200)
+    assert time.perf_counter() - t0 < 30
+    dom = Dom(path.read_text(encoding="utf-8"))
+    assert len(dom.find_all("details", cls="sample")) == 200
+    assert "Showing the first 200 of 3,003 answers" in dom.by_id("sample-cap").all_text()
+    assert "Answers (3,003)" in dom.by_id("samples").all_text()
+    assert path.stat().st_size < 5_000_000
+
+
+def test_missing_samples_and_manifest(tmp_path):
+    run = tmp_path / "r"
+    run.mkdir()
+    doc = results_doc()
+    del doc["experiments"]
+    (run / "results.json").write_text(json.dumps(doc), encoding="utf-8")
+    dom = Dom(write_report(run).read_text(encoding="utf-8"))
+    assert "No samples.jsonl" in dom.by_id("samples").all_text()
+    assert not dom.find_all(id="experiments")
+
+
+def test_spans_missing_falls_back_to_sentences(tmp_path):
+    run = make_run(tmp_path, torn=False)
+    lines = (run / "samples.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    for s in rec["answer"]["sentences"]:
+        for c in s["citations"]:
+            c["span"] = [-1, -1]
+    (run / "samples.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    dom = Dom(write_report(run).read_text(encoding="utf-8"))
+    classes = [sorted(s.classes - {"cite"})[0] for s in spans_of(dom, "sample-1")]
+    assert classes == ["cite-correct", "cite-incorrect", "cite-correct", "cite-correct", "cite-na"] + ["cite-bad"] * 4
+
+
+def test_judge_eval_results_without_metrics(tmp_path):
+    run = tmp_path / "j"
+    run.mkdir()
+    (run / "results.json").write_text(json.dumps({"n": 10, "balanced_accuracy": 0.7, "roc_auc": None, "per_class_f1": {"supports": {"f1": 0.5}}}))
+    text = write_report(run).read_text(encoding="utf-8")
+    dom = Dom(text)
+    assert "holds no metrics" in dom.by_id("metrics").all_text()
+    assert "balanced_accuracy" in dom.by_id("config").all_text()
+
+
+def test_odd_entries_do_not_break_the_page(tmp_path):
+    run = tmp_path / "odd"
+    run.mkdir()
+    doc = {
+        "kind": "evaluate",
+        "model": "just-a-string",
+        "judges": {"alignment": "triple@1", "na": {"id": "nli@1", "measured": {"balanced_accuracy": "high"}}},
+        "metrics": {
+            "citation_correctness": {"value": "0.5", "n": "ten", "ci": [0.1]},
+            "alignment_micro": [0.3],
+            "na_precision": {"value": float("nan"), "n": 3},
+            "my_metric": {"value": 12.5, "n": 4, "ci": [10, 15], "higher_is_better": False},
+        },
+        "counts": {"samples": 2, "citation_status": {"ok": 0}},
+        "experiments": {"broken": [1, 2], "levels as text": {"x": "setting", "rows": [
+            {"level": "b", "metrics": {"na_f1": {"value": 0.2}}}, {"level": "a", "metrics": None}, "junk"]}},
+    }
+    (run / "results.json").write_text(json.dumps(doc), encoding="utf-8")
+    (run / "samples.jsonl").write_text(
+        json.dumps({"id": 1, "question": None, "answer": {"raw": "x [Q1, p: v]", "sentences": [{"text": "x [Q1, p: v]", "citations": [
+            {"kind": "triple", "raw": "[Q1, p: v]", "status": "weird", "span": ["a", 3]}, "junk"]}, "junk"]},
+            "knowledge": [{"subject": 1}], "judgements": ["junk", {"judge": None}], "scores": [1], "usage": {"prompt_tokens": "x"}}) + "\n"
+        + json.dumps({"id": "2", "question": "q", "output": None, "answer": {"sentences": None}}) + "\n"
+        + "[1, 2]\n",
+        encoding="utf-8",
+    )
+    dom = Dom(write_report(run).read_text(encoding="utf-8"))
+    rows = {r.attrs["data-metric"]: r for r in dom.find_all("tr", cls="metric")}
+    assert "not-computed" in rows["alignment_micro"].classes and "not-computed" in rows["na_precision"].classes
+    assert "not-computed" in rows["citation_correctness"].classes
+    assert "12.500" in rows["my_metric"].all_text() and "lower is better" in rows["my_metric"].all_text()
+    assert "malformed experiment entry" in dom.by_id("experiments").all_text()
+    assert [s.attrs["class"] for s in spans_of(dom, "sample-1")] == ["cite cite-bad st-weird"]
+    assert "not measured" in dom.by_id("judges").all_text()
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "has no results.json"),
+        ("{not json", "is not valid JSON"),
+        ("[1, 2]", "must hold a JSON object"),
+        ('{"metrics": [1]}', "'metrics' must be an object"),
+    ],
+)
+def test_bad_results_are_one_line_errors(tmp_path, content, message):
+    run = tmp_path / "r"
+    run.mkdir()
+    if content is not None:
+        (run / "results.json").write_text(content, encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        write_report(run)
+    from vericite.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["report", str(run)])
+    assert res.exit_code != 0
+    assert res.output.count("\n") == 1 and message in res.output and "Traceback" not in res.output
+
+
+def test_missing_run_folder(tmp_path):
+    with pytest.raises(DataError, match="run folder not found"):
+        write_report(tmp_path / "nope")
+
+
+def test_cli_prints_path(tmp_path):
+    from vericite.cli.main import cli
+
+    run = make_run(tmp_path)
+    res = CliRunner().invoke(cli, ["report", str(run)])
+    assert res.exit_code == 0, res.output
+    assert res.output.strip() == str(run / "report.html")
+    out = tmp_path / "elsewhere" / "x.html"
+    res = CliRunner().invoke(cli, ["report", str(run), "--out", str(out), "--max-samples", "1"])
+    assert res.exit_code == 0, res.output
+    assert res.output.strip() == str(out) and out.is_file()
+    assert len(Dom(out.read_text()).find_all("details", cls="sample")) == 1
+
+
+# --------------------------------------------------------------------------- a real browser
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def _run_chromium(exe: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [
+        exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}", *args,
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_report_in_headless_chromium(tmp_path):
+    exe = _chromium()
+    need(exe is not None, "chromium is not installed (make system-deps, or apt-get install chromium)")
+    run = make_run(tmp_path)
+    page = write_report(run)
+    url = page.resolve().as_uri()
+
+    shot = tmp_path / "report.png"
+    res = _run_chromium(exe, tmp_path / "profile1", f"--screenshot={shot}", "--window-size=1280,2000", "--hide-scrollbars", url)
+    assert shot.is_file(), res.stderr[-2000:]
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(png) > 30_000  # a rendered page, not a blank one
+    keep = os.environ.get("VERICITE_REPORT_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
+
+    res = _run_chromium(exe, tmp_path / "profile2", "--dump-dom", "--virtual-time-budget=2000", url)
+    assert res.returncode == 0, res.stderr[-2000:]
+    dom_text = res.stdout
+    dom = Dom(dom_text)
+    # the injected script did not run: the title is the page's own
+    titles = dom.find_all("title")
+    assert titles and titles[0].all_text().startswith(TITLE_PREFIX), titles[0].all_text() if titles else dom_text[:500]
+    assert "pwned" not in titles[0].all_text()
+    # the page's own script did run (its CSP hash is right): it marks the page and counts the answers
+    assert dom.find_all("html")[0].attrs.get("data-js") == "ready"
+    assert dom.by_id("sample-count").all_text() == "3 of 3 shown"
+    # tables, charts, coloured citations as the browser built them
+    assert len(dom.find_all("tr", cls="metric")) == 9
+    assert len(dom.find_all("svg", cls="bar-chart")) == 4 and len(dom.find_all("svg", cls="line-chart")) == 3
+    classes = {c for s in dom.find_all("span", cls="cite") for c in s.classes}
+    assert {"cite-correct", "cite-incorrect", "cite-bad", "cite-na", "st-unknown_entity", "st-malformed"} <= classes
+    # the hostile text stayed text: no element was made from it
+    assert len(dom.find_all("script")) == 1 and not dom.find_all("img")
+
+
+def test_answers_parsed_by_the_real_parser(tmp_path):
+    """What ``generate`` writes (parse_kg_answer's spans and grouping) colours the same way."""
+    kg = pytest.importorskip("vericite.attribution.kg")
+    from vericite.types import Triple
+
+    kn = [Triple("Q1", "place_of_birth", "Rome"), Triple("Q1", "occupation", "painter"), Triple("Q1", "ethnic group", "Italians")]
+    text = ("She was born in Rome [Q1, place of birth: Rome]. Italian painter [Q1, ethnic group: Italians, occupation: sculptor]. "
+            "Cats [NA]. X [Q9, spouse: Y] [Q1, movement:] [Q1] [see above].")
+    graph = {}
+    for t in kn:
+        graph.setdefault(t.subject, set()).add(t.property.replace("_", " "))
+    answer = kg.parse_kg_answer(text, graph)
+    run = tmp_path / "g"
+    run.mkdir()
+    (run / "results.json").write_text(json.dumps({"kind": "evaluate", "metrics": {}}), encoding="utf-8")
+    rec = {"id": "g1", "question": "Who?", "knowledge": [t.to_dict() for t in kn], "output": text, "answer": answer.to_dict()}
+    (run / "samples.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    dom = Dom(write_report(run).read_text(encoding="utf-8"))
+    got = [sorted(s.classes - {"cite"}) for s in spans_of(dom, "sample-1")]
+    assert got == [["cite-correct"], ["cite-correct"], ["cite-incorrect"], ["cite-na"], ["cite-bad", "st-unknown_entity"],
+                   ["cite-bad", "st-no_value"], ["cite-bad", "st-no_property"], ["cite-bad", "st-malformed"]]
+    answer_text = [n for n in dom.by_id("sample-1").iter() if "answer" in n.classes][0].all_text()
+    assert answer_text.startswith("She was born in Rome [Q1, place of birth: Rome]. Italian painter [Q1, ethnic group: Italians, occupation: sculptor].")
