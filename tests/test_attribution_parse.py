@@ -360,8 +360,9 @@ def test_render_rich_colours_and_escapes():
     console = Console(width=200, record=True, color_system=None)
     console.print(markup)
     assert console.export_text().strip() == a.raw  # nothing dropped or injected
-    # with a correctness check, a well-formed but wrong citation is red
-    assert "[red][Q1, p: v][/red]" in render_rich(a, is_correct=lambda c: False)
+    # with a correctness check, a well-formed but wrong citation is yellow; a malformed one stays red
+    assert "[yellow][Q1, p: v][/yellow]" in render_rich(a, is_correct=lambda c: False)
+    assert "[red][Q2][/red]" in render_rich(a, is_correct=lambda c: False)
 
 
 # --------------------------------------------------------------------------- garbled output never breaks

@@ -1,7 +1,7 @@
 """Write citations back as text, and show an answer with its citations coloured for the terminal.
 
-Colours (rich markup): green = a well-formed citation, red = any other status (or, when the caller says so,
-a well-formed but incorrect one), blue = ``[NA]``. A bracket holding several citations takes the worst colour
+Colours (rich markup): green = a well-formed citation (and, when the caller says so, a correct one), yellow =
+well-formed but matching no given triple, red = any other status, blue = ``[NA]``. A bracket holding several citations takes the worst colour
 of its citations, since the reader sees the bracket as one thing.
 """
 
@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from ..types import AttributedAnswer, Citation, CitationKind, ParseStatus
 
-COLOURS = {"ok": "green", "bad": "red", "na": "blue"}
+COLOURS = {"ok": "green", "incorrect": "yellow", "bad": "red", "na": "blue"}
 
 
 def _body(c: Citation) -> str:
@@ -55,14 +55,16 @@ def _colour(citations: Sequence[Citation], is_correct: Callable[[Citation], bool
     for c in citations:
         if c.kind is CitationKind.NA:
             continue
-        if c.status is not ParseStatus.OK or (is_correct is not None and not is_correct(c)):
+        if c.status is not ParseStatus.OK:
             return COLOURS["bad"]
+    if is_correct is not None and not all(is_correct(c) for c in citations if c.kind is not CitationKind.NA):
+        return COLOURS["incorrect"]
     return COLOURS["ok"]
 
 
 def render_rich(answer: AttributedAnswer, is_correct: Callable[[Citation], bool] | None = None) -> str:
     """The raw answer as rich markup, each bracket coloured by the status of its citations (``is_correct``
-    optionally turns well-formed citations that match no given triple red too). Text is escaped, so model
+    optionally turns well-formed citations that match no given triple yellow). Text is escaped, so model
     output can never inject markup."""
     cits = sorted((c for s in answer.sentences for c in s.citations), key=lambda c: (c.start, c.end))
     out = []

@@ -15,7 +15,7 @@ from .generate import build_config, print_summary
 
 
 def show_answer(console: Any, record: dict[str, Any]) -> None:
-    from ..attribution.render import render_answer
+    from ..attribution.render import render_rich
     from ..types import AttributedAnswer, Triple
 
     answer = AttributedAnswer.from_dict(record["answer"])
@@ -23,7 +23,7 @@ def show_answer(console: Any, record: dict[str, Any]) -> None:
     console.rule(f"[bold]{record['question']}")
     chosen = [m["chosen"] for m in record.get("retrieval", {}).get("mentions", []) if m.get("chosen")]
     console.print(f"[dim]retrieved: {', '.join(chosen) or 'nothing'}; {len(record['knowledge'])} triples given to the model[/dim]")
-    console.print(render_answer(answer, known))
+    console.print(render_rich(answer, lambda c: c.key in known))
 
 
 @click.command()

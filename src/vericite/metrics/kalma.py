@@ -442,6 +442,8 @@ class KalmaReport:
     results: dict[str, MetricResult]
     counts: list[KalmaCounts]
     config: dict[str, Any] = field(default_factory=dict)
+    # per item, every judgement its score used: Judgement.to_dict() plus "purpose" (alignment | na)
+    judgements: list[list[dict[str, Any]]] = field(default_factory=list)
 
     def values(self) -> dict[str, float | None]:
         return {k: r.value for k, r in self.results.items()}
@@ -505,6 +507,8 @@ def evaluate_kalma(
         raise VericiteError(f"unknown match {match!r}: want exact or normalised")
 
     verdict_of: dict[JudgePair, bool | None] = {}
+    judged: dict[JudgePair, Judgement] = {}
+    per_item_pairs: list[list[tuple[str, JudgePair]]] = []
     names_per_item: list[dict[str, list[str]]] = []
     n_judgements = n_unparseable = 0
     if judge is not None:
@@ -512,8 +516,13 @@ def evaluate_kalma(
         for it in items:
             names = entity_names(it.knowledge)
             names_per_item.append(names)
-            for sentence, t in alignment_requests(it.answer) + na_requests(it.answer, it.absent):
-                ordered.setdefault(_pair(sentence, t, hypothesis, names), None)
+            mine: list[tuple[str, JudgePair]] = []
+            for purpose, requests in (("alignment", alignment_requests(it.answer)), ("na", na_requests(it.answer, it.absent))):
+                for sentence, t in requests:
+                    pair = _pair(sentence, t, hypothesis, names)
+                    ordered.setdefault(pair, None)
+                    mine.append((purpose, pair))
+            per_item_pairs.append(mine)
         pairs = list(ordered)
         if pairs:
             judgements = judge.judge(pairs)
@@ -521,6 +530,7 @@ def evaluate_kalma(
                 raise VericiteError(f"judge {_judge_id(judge)} returned {len(judgements)} judgements for {len(pairs)} pairs")
             for p, j in zip(pairs, judgements):
                 verdict_of[p] = judgement_verdict(j)
+                judged[p] = j
         n_judgements = len(pairs)
         n_unparseable = sum(1 for v in verdict_of.values() if v is None)
 
@@ -555,7 +565,8 @@ def evaluate_kalma(
         "seed": seed,
         "n": len(items),
     }
-    return KalmaReport(results, counts, config)
+    item_judgements = [[{**judged[pair].to_dict(), "purpose": purpose} for purpose, pair in mine if pair in judged] for mine in per_item_pairs]
+    return KalmaReport(results, counts, config, item_judgements)
 
 
 def _pair(sentence: str, t: Triple, hypothesis: Hypothesis, names: Mapping[str, Sequence[str]]) -> JudgePair:

@@ -1,0 +1,321 @@
+"""Evaluate answers produced anywhere: JSONL in, ``results.json`` + ``samples.jsonl`` out.
+
+Input, one object per line (README "Input of vericite evaluate"): ``id``, ``question``, ``answer`` (the model
+output with ``[QID, property: value]`` citations and ``[NA]``; a ``vericite generate`` samples.jsonl, whose raw
+text is in ``output``, is read as is), ``knowledge`` (the graph given to the model: correctness is judged
+against it), optional ``gold`` (minimum knowledge set: enables precision/recall) and ``absent`` (knowledge
+removed from the graph: enables [NA] precision/recall).
+
+Bad lines (not JSON, missing fields) are counted, written with their line number and reason to
+``bad_lines.jsonl``, and the rest is still evaluated. An empty answer is evaluated (it cites nothing) and
+listed as a warning; it is never dropped, because dropping bad answers would flatter the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Literal, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import __version__
+from .errors import DataError, VericiteError
+from .types import AttributedAnswer, Sample
+
+GEVAL_METRICS = ("geval_coherence", "geval_consistency", "geval_fluency", "geval_relevance")
+
+
+class EvaluateConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str = "triple"  # triple | nli:<model> | llm:<model> | none
+    geval_model: str | None = None  # LLM for G-Eval; None: G-Eval not computed
+    base_url: str | None = None
+    hypothesis: Literal["property", "entity"] = "property"
+    match: Literal["exact", "normalised"] = "exact"
+    resamples: int = Field(default=1000, ge=0)
+    seed: int = 0
+    threads: int | None = Field(default=None, ge=1)
+    cache: bool = True
+
+
+@dataclass
+class Item:
+    line: int
+    sample: Sample
+    raw: str
+    record: dict[str, Any]
+    answer: AttributedAnswer | None = None
+
+
+@dataclass
+class ReadResult:
+    items: list[Item] = field(default_factory=list)
+    bad: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_answers(path: str | Path) -> ReadResult:
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"input file not found: {p}")
+    out = ReadResult()
+    with open(p, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as e:
+                out.bad.append({"line": n, "reason": f"not valid JSON ({e.msg})"})
+                continue
+            item = item_from_record(d, n)
+            if isinstance(item, str):
+                out.bad.append({"line": n, "id": d.get("id") if isinstance(d, dict) else None, "reason": item})
+                continue
+            if not item.raw.strip():
+                out.warnings.append({"line": n, "id": item.sample.id, "reason": "empty answer"})
+            out.items.append(item)
+    return out
+
+
+def item_from_record(d: Any, line: int) -> Item | str:
+    """An Item, or the reason the record cannot be evaluated."""
+    if not isinstance(d, dict):
+        return "expected a JSON object"
+    raw = d.get("answer")
+    if not isinstance(raw, str):
+        raw = d.get("output")  # a vericite generate record: parsed answer in "answer", raw text in "output"
+    if not isinstance(raw, str):
+        return "missing field 'answer' (the model output as a string)"
+    if "knowledge" not in d:
+        return "missing field 'knowledge' (the graph given to the model)"
+    try:
+        sample = Sample.from_dict({k: v for k, v in d.items() if k in ("id", "question", "knowledge", "gold", "absent", "gold_entities", "meta")})
+    except (ValueError, KeyError, TypeError) as e:
+        return str(e)
+    if not sample.id:
+        sample.id = f"line-{line}"
+    return Item(line, sample, raw, d)
+
+
+def load_judge_spec(spec: str, cfg: EvaluateConfig) -> Any | None:
+    if spec in ("none", ""):
+        return None
+    from .judges import load_judge
+
+    return load_judge(spec, threads=cfg.threads, cache=cfg.cache)
+
+
+def measured_trust(judge_id: str | None) -> dict[str, Any] | None:
+    """The judge's measured accuracy from vericite's judge meta-evaluation (judges/measured.json), if any."""
+    if not judge_id:
+        return None
+    path = Path(__file__).resolve().parent / "judges" / "measured.json"
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return table.get(judge_id) or table.get(judge_id.split("@")[0])
+
+
+def geval_results(items: Sequence[Item], backend: Any, resamples: int, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    from .metrics.base import bootstrap_cis, point, ratio_of_sums
+    from .metrics.geval import GEval
+
+    scorer = GEval(backend)
+    scored = scorer.score([(it.sample.question, " ".join(s.clean for s in it.answer.sentences), it.sample.knowledge) for it in items])  # type: ignore[union-attr]
+    per_item = [{k: v.to_dict() for k, v in s.items()} for s in scored]
+    results: dict[str, Any] = {}
+    for aspect in scorer.aspects:
+        name = f"geval_{aspect}"
+        vals = [s[aspect].score for s in scored]
+        ok = np.array([v is not None for v in vals], dtype=float)
+        num = np.array([v if v is not None else 0.0 for v in vals], dtype=float)
+        stat = ratio_of_sums(num, ok)
+        lo, hi = bootstrap_cis({name: stat}, len(vals), resamples=resamples, seed=seed)[name]
+        failed = int(len(vals) - ok.sum())
+        value = point(stat, len(vals)) if len(vals) else None
+        results[name] = {
+            "name": name, "value": value, "n": int(ok.sum()), "ci": [lo, hi] if value is not None else None,
+            "higher_is_better": True, "version": scorer.id, "judge": scorer.id + ":" + backend.identity().name,
+            "reason": None if value is not None else "no reply could be scored",
+            "details": {"unparseable": failed, "scale": "1-5"},
+        }
+    return results, per_item
+
+
+def evaluate_items(
+    items: Sequence[Item],
+    cfg: EvaluateConfig,
+    *,
+    judge: Any | None = None,
+    geval_backend: Any | None = None,
+    load: bool = True,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Score parsed items; returns (results body, per-sample output records)."""
+    from .attribution.kg import parse_kg_answer
+    from .generate.kalma import graph_properties
+    from .metrics.kalma import KalmaItem, evaluate_kalma
+
+    for it in items:
+        it.answer = parse_kg_answer(it.raw, graph_properties(it.sample.knowledge))
+    if judge is None and load:
+        judge = load_judge_spec(cfg.judge, cfg)
+    report = evaluate_kalma(
+        [KalmaItem.from_sample(it.sample, it.answer) for it in items],  # type: ignore[arg-type]
+        judge,
+        hypothesis=cfg.hypothesis,
+        match=cfg.match,
+        resamples=cfg.resamples,
+        seed=cfg.seed,
+    )
+    metrics: dict[str, Any] = {}
+    judge_id = report.config.get("judge")
+    for name, r in report.results.items():
+        d = r.to_dict()
+        d["judge"] = r.details.get("judge")
+        metrics[name] = d
+    geval_items: list[dict[str, Any]] = [{} for _ in items]
+    if geval_backend is None and cfg.geval_model and load:
+        from .models import load_model
+
+        geval_backend = load_model(cfg.geval_model, threads=cfg.threads, base_url=cfg.base_url, cache=cfg.cache)
+    if geval_backend is not None and items:
+        g, geval_items = geval_results(items, geval_backend, cfg.resamples, cfg.seed)
+        metrics.update(g)
+    else:
+        why = "no G-Eval model: pass --geval-model (e.g. qwen2.5-coder-1.5b)" if items else "no answers"
+        for name in GEVAL_METRICS:
+            metrics[name] = {"name": name, "value": None, "n": 0, "ci": None, "higher_is_better": True, "judge": None, "reason": why}
+
+    status: dict[str, int] = {}
+    for it in items:
+        for k, v in it.answer.status_counts().items():  # type: ignore[union-attr]
+            status[k] = status.get(k, 0) + v
+    judges = {}
+    if judge_id:
+        judges["alignment"] = judges["na"] = {"id": judge_id, "measured": measured_trust(judge_id)}
+    if geval_backend is not None:
+        gid = metrics[GEVAL_METRICS[0]]["judge"]
+        judges["geval"] = {"id": gid, "measured": measured_trust(gid)}
+    body = {
+        "metric_versions": {"kalma": report.config.get("metrics"), "geval": "geval@1" if geval_backend is not None else None},
+        "evaluation": report.config,
+        "judges": judges,
+        "metrics": metrics,
+        "counts": {
+            "samples": len(items),
+            "unparseable_outputs": sum(1 for it in items if not it.raw.strip()),
+            "unparseable_judgements": report.config.get("unparseable_judgements", 0),
+            "citation_status": status,
+            "na_markers": sum(it.answer.na_count for it in items),  # type: ignore[union-attr]
+        },
+    }
+    records = []
+    for it, counts, judgements, g in zip(items, report.counts, report.judgements or [[] for _ in items], geval_items):
+        rec = dict(it.record)
+        rec.update(it.sample.to_dict())
+        rec["output"] = it.raw
+        rec.pop("answer", None)
+        rec["answer"] = it.answer.to_dict()  # type: ignore[union-attr]
+        rec["judgements"] = judgements
+        rec["scores"] = {**counts.to_dict(), **({"geval": g} if g else {})}
+        records.append(rec)
+    return body, records
+
+
+def write_evaluation(out: str | Path, results: dict[str, Any], records: Iterable[dict[str, Any]], bad: list[dict[str, Any]]) -> Path:
+    from .runs.rundir import write_json_atomic
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "samples.jsonl", "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+    with open(folder / "bad_lines.jsonl", "w", encoding="utf-8") as f:
+        for b in bad:
+            f.write(json.dumps(b, ensure_ascii=False) + "\n")
+    write_json_atomic(folder / "results.json", results)
+    return folder / "results.json"
+
+
+def run_metadata(kind: str, config: dict[str, Any], manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+    manifest = manifest or {}
+    return {
+        "kind": kind,
+        "vericite_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "config": config,
+        "seed": config.get("seed", 0),
+        "model": manifest.get("model"),
+        "prompt": manifest.get("prompt"),
+        "generation": {k: manifest[k] for k in ("method", "parser", "knowledge_mode", "retriever", "params") if k in manifest} or None,
+    }
+
+
+def evaluate_file(input_path: str | Path, out: str | Path, cfg: EvaluateConfig) -> dict[str, Any]:
+    read = read_answers(input_path)
+    if not read.items:
+        raise DataError(f"{input_path}: no answer could be read ({len(read.bad)} bad lines; first: {read.bad[0]['reason'] if read.bad else 'file is empty'})")
+    manifest = None
+    sibling = Path(input_path).parent / "manifest.json"
+    if sibling.is_file():
+        try:
+            manifest = json.loads(sibling.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            manifest = None
+    body, records = evaluate_items(read.items, cfg)
+    results = run_metadata("evaluate", {**cfg.model_dump(), "input": str(input_path)}, manifest)
+    results.update(body)
+    results["counts"]["bad_lines"] = len(read.bad)
+    results["counts"]["failed_calls"] = (manifest or {}).get("summary", {}).get("failed_calls", 0)
+    results["bad_lines"] = read.bad[:50]
+    results["warnings"] = read.warnings[:50]
+    tokens = {"prompt": 0, "completion": 0}
+    for it in read.items:
+        u = it.record.get("usage") or {}
+        tokens["prompt"] += int(u.get("prompt_tokens", 0) or 0)
+        tokens["completion"] += int(u.get("completion_tokens", 0) or 0)
+    results["tokens"] = tokens
+    write_evaluation(out, results, records, read.bad)
+    return results
+
+
+def parse_thresholds(specs: Sequence[str]) -> dict[str, float]:
+    from .metrics.kalma import METRIC_NAMES
+
+    known = set(METRIC_NAMES) | set(GEVAL_METRICS)
+    out: dict[str, float] = {}
+    for s in specs:
+        name, sep, value = s.partition("=")
+        name = name.strip()
+        if not sep:
+            raise VericiteError(f"--fail-under wants METRIC=VALUE, got {s!r}")
+        if name not in known:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            raise VericiteError(f"--fail-under: unknown metric {name!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise VericiteError(f"--fail-under {name}: {value!r} is not a number") from None
+    return out
+
+
+def check_thresholds(results: dict[str, Any], thresholds: dict[str, float]) -> list[str]:
+    """Messages for every metric below its threshold (or not computed)."""
+    failures = []
+    for name, minimum in thresholds.items():
+        m = results["metrics"].get(name, {})
+        v = m.get("value")
+        if v is None:
+            failures.append(f"{name} was not computed ({m.get('reason', 'unknown reason')}), wanted >= {minimum}")
+        elif v < minimum:
+            failures.append(f"{name} = {v:.4f} < {minimum}")
+    return failures
