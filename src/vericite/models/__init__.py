@@ -1,1 +1,86 @@
+"""Language-model backends and the one function that turns a model name into one: ``load_model``.
 
+Names:
+- a registered embedded model: ``qwen2.5-coder-1.5b``, ``smollm2-135m`` (weights verified by sha256);
+- ``llamacpp:<path to .gguf>``: any local GGUF file (identity records its sha256);
+- ``openai:<model>``: any OpenAI-compatible server (``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's);
+- ``fake`` or ``fake:<anything>``: the deterministic fake used by tests;
+- ``<backend>:<argument>`` for any other registered backend (plugins).
+
+Nothing heavy is imported until a backend is made.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import registry
+from ..errors import ModelUnavailableError
+
+__all__ = ["load_model", "split_name"]
+
+
+def split_name(name: str) -> tuple[str | None, str]:
+    """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``; a registered model name -> ``(None, name)``.
+    A name with a colon whose prefix is not a backend (e.g. a Windows path) is left whole."""
+    prefix, sep, rest = name.partition(":")
+    if sep and (prefix in registry.backends or prefix.isidentifier()) and len(prefix) > 1:
+        return prefix, rest
+    if not sep and name in registry.backends and name not in registry.models:
+        return name, ""
+    return None, name
+
+
+def load_model(
+    name: str,
+    *,
+    threads: int | None = None,
+    base_url: str | None = None,
+    cache: bool | str | os.PathLike[str] | Any = True,
+    **opts: Any,
+) -> Any:
+    """A ready backend for ``name`` (see the module docstring).
+
+    ``threads``: CPU threads for local models (default ``$VERICITE_THREADS`` or 2). ``base_url``: the server
+    of ``openai:`` models. ``cache``: True (the default call cache), False, a path to a cache file, or a
+    ``CallCache``. ``opts`` go to the backend (e.g. ``n_ctx``, ``reuse_prefix``, ``timeout``, ``replies``).
+    Unknown names get a did-you-mean error; a missing or altered embedded model a ModelUnavailableError that
+    says how to install it."""
+    name = name.strip()
+    backend_name, arg = split_name(name)
+    if backend_name is None:
+        from .provision import get_spec, model_path
+
+        spec = get_spec(name)  # UnknownNameError with did-you-mean
+        factory = registry.backends.get(spec.backend)
+        path = model_path(spec)
+        backend = factory(str(path), name=spec.name, sha256=spec.sha256, n_threads=threads, **opts)
+    else:
+        factory = registry.backends.get(backend_name)  # did-you-mean over backends
+        if backend_name == "llamacpp":
+            if not arg:
+                raise ModelUnavailableError("llamacpp: needs a model file, e.g. llamacpp:/path/to/model.gguf")
+            path = Path(arg).expanduser()
+            if not path.is_file():
+                raise ModelUnavailableError(f"GGUF model file not found: {path}")
+            backend = factory(str(path), name=name, n_threads=threads, **opts)
+        elif backend_name == "openai":
+            backend = factory(arg, base_url, name=name, **opts)
+        elif backend_name == "fake":
+            backend = factory(name, **opts)
+        else:  # a plugin backend: it gets the argument and whatever options were given
+            extra = {k: v for k, v in (("threads", threads), ("base_url", base_url)) if v is not None}
+            backend = factory(arg, **extra, **opts)
+    if cache is False or cache is None:
+        return backend
+    from .cache import CachedBackend, CallCache
+
+    if cache is True:
+        cache_obj = CallCache()
+    elif isinstance(cache, CallCache):
+        cache_obj = cache
+    else:
+        cache_obj = CallCache(cache)
+    return CachedBackend(backend, cache_obj)

@@ -1,0 +1,303 @@
+"""Any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server, OpenAI itself) over plain HTTP.
+
+``base_url`` is the API root, with or without the trailing ``/v1`` (``http://localhost:8000`` and
+``http://localhost:8000/v1`` mean the same). The API key is read from the environment variable named by
+``api_key_env`` at each request and is never logged or put into an error message. Connect errors, timeouts,
+429 and 5xx answers are retried with exponential backoff (honouring ``Retry-After``), a bounded number of
+times; then one clear ``BackendError`` line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
+
+import httpx
+
+from ..errors import BackendError
+from ..types import Completion, GenParams, Message, ModelIdentity
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+MAX_RETRY_AFTER = 60.0
+
+
+class ServerUnreachableError(BackendError):
+    """No answer from the server after every retry (as opposed to an answer that says no)."""
+
+
+def normalise_base_url(url: str) -> str:
+    url = url.strip().rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise BackendError(f"base URL must start with http:// or https://, not {url!r}")
+    return url if url.endswith("/v1") else url + "/v1"
+
+
+class OpenAICompatBackend:
+    """``OpenAICompatBackend(model, base_url=None, *, api_key_env="OPENAI_API_KEY", timeout=60.0,
+    max_retries=3, backoff=0.5, max_backoff=30.0, concurrency=4, name=None)``.
+
+    ``generate`` sends up to ``concurrency`` requests at a time; the waits between retries are
+    ``backoff * 2**attempt`` seconds, at most ``max_backoff`` (or the server's ``Retry-After``, at most 60 s)."""
+
+    backend = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        concurrency: int = 4,
+        name: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not model:
+            raise BackendError("the OpenAI-compatible backend needs a model name, e.g. openai:gpt-4o-mini")
+        self.model = model
+        self.base_url = normalise_base_url(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+        self.api_key_env = api_key_env
+        self.timeout = float(timeout)
+        self.max_retries = max(0, int(max_retries))
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self.concurrency = max(1, int(concurrency))
+        self.name = name or f"openai:{model}"
+        self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), transport=transport)
+        self._server_model: str | None = None
+        self._lock = threading.Lock()
+        self.requests = 0  # HTTP requests sent, retries included
+        self.retries = 0
+
+    # ------------------------------------------------------------------ HTTP
+
+    def _headers(self) -> dict[str, str]:
+        h = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            h["Authorization"] = f"Bearer {key}"
+        return h
+
+    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        url = f"{self.base_url}/{path.lstrip('/')}"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.retries += 1
+            self.requests += 1
+            wait = min(self.max_backoff, self.backoff * (2**attempt))
+            try:
+                r = self._client.request(method, url, json=payload, headers=self._headers())
+            except (httpx.TransportError, httpx.TimeoutException) as e:
+                # connect errors, timeouts, dropped connections: the server may come back
+                last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            else:
+                if r.status_code < 400:
+                    try:
+                        data = r.json()
+                    except ValueError:
+                        raise BackendError(f"bad response from {url}: not JSON ({_snippet(r.text)})") from None
+                    if not isinstance(data, dict):
+                        raise BackendError(f"bad response from {url}: expected a JSON object")
+                    return data
+                if r.status_code not in RETRY_STATUS and r.status_code < 500:
+                    raise BackendError(f"{url} answered HTTP {r.status_code}: {_error_message(r)}")
+                last = f"HTTP {r.status_code}: {_error_message(r)}"
+                retry_after = r.headers.get("retry-after")
+                if retry_after:
+                    try:
+                        wait = min(MAX_RETRY_AFTER, max(wait, float(retry_after)))
+                    except ValueError:
+                        pass
+            if attempt < self.max_retries:
+                time.sleep(wait)
+        raise ServerUnreachableError(f"model server at {self.base_url} unreachable after {self.max_retries + 1} attempts ({last})")
+
+    # ------------------------------------------------------------------ identity
+
+    def server_models(self) -> list[str]:
+        data = self._request("GET", "models")
+        return [str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict) and m.get("id")]
+
+    def identity(self) -> ModelIdentity:
+        """The server's id for the model: the requested one when the server lists it, the only one a
+        single-model server lists (llama.cpp's server answers any name), else the requested name."""
+        with self._lock:
+            if self._server_model is None:
+                try:
+                    ids = self.server_models()
+                except ServerUnreachableError:
+                    raise
+                except BackendError:
+                    ids = []  # a server without /models: keep the requested name
+                if self.model in ids or len(ids) != 1:
+                    self._server_model = self.model
+                else:
+                    self._server_model = ids[0]
+            return ModelIdentity(name=self.name, backend="openai", model=self._server_model, sha256=None)
+
+    def cache_key_extra(self) -> dict[str, Any]:
+        return {"base_url": self.base_url}
+
+    # ------------------------------------------------------------------ generation
+
+    def _map(self, fn: Any, items: Sequence[Any]) -> list[Any]:
+        if self.concurrency == 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+            return list(pool.map(fn, items))
+
+    def generate(self, prompts: Sequence[Sequence[Message]], params: GenParams) -> list[Completion]:
+        return self._map(lambda m: self._generate_one(m, params), list(prompts))
+
+    def _chat_payload(self, messages: Sequence[Message], params: GenParams) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(m) for m in messages],
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "seed": params.seed,
+        }
+        if params.stop:
+            payload["stop"] = list(params.stop)
+        if params.top_logprobs > 0:
+            payload["logprobs"] = True
+            payload["top_logprobs"] = int(params.top_logprobs)
+        return payload
+
+    def _generate_one(self, messages: Sequence[Message], params: GenParams) -> Completion:
+        t0 = time.perf_counter()
+        data = self._request("POST", "chat/completions", self._chat_payload(messages, params))
+        try:
+            choice = data["choices"][0]
+            text = choice["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise BackendError(f"bad response from {self.base_url}/chat/completions: no choices[0].message ({_snippet(str(data))})") from None
+        usage = data.get("usage") or {}
+        top = None
+        if params.top_logprobs > 0:
+            top = _top_logprobs(choice.get("logprobs"))
+            if top is None:
+                raise BackendError(
+                    f"the server at {self.base_url} returned no logprobs for model {self.model!r}; it cannot give top_logprobs"
+                )
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            top_logprobs=top,
+            finish_reason=str(choice.get("finish_reason") or ""),
+            seconds=time.perf_counter() - t0,
+        )
+
+    def next_token_logprobs(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str], *, k: int = 20
+    ) -> list[dict[str, float]]:
+        """From the top-``k`` alternatives of the first generated token: a candidate's log-prob is the
+        log-sum-exp of the alternatives whose text equals it (leading/trailing spaces ignored); a candidate
+        outside the top ``k`` gets ``-inf`` (the server does not tell more)."""
+        params = GenParams(max_tokens=1, temperature=0.0, top_logprobs=k)
+
+        def one(messages: Sequence[Message]) -> dict[str, float]:
+            c = self._generate_one(messages, params)
+            first = (c.top_logprobs or [{}])[0]
+            out = {}
+            for cand in candidates:
+                vals = [lp for tok, lp in first.items() if tok.strip() == cand.strip()]
+                out[cand] = _logsumexp(vals) if vals else -math.inf
+            return out
+
+        return self._map(one, list(prompts))
+
+    def logprobs(self, texts: Sequence[str]) -> list[list[float]]:
+        """Prompt log-probs via ``/completions`` with ``echo`` where the server supports it."""
+        return self._map(self._score_one, list(texts))
+
+    def _score_one(self, text: str) -> list[float]:
+        payload = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
+        try:
+            data = self._request("POST", "completions", payload)
+        except ServerUnreachableError:
+            raise
+        except BackendError as e:
+            raise BackendError(f"the OpenAI-compatible backend cannot score text with {self.model!r} at {self.base_url} ({e})") from None
+        try:
+            choice = data["choices"][0]
+            lp = choice["logprobs"]
+            values = list(lp["token_logprobs"])
+        except (KeyError, IndexError, TypeError):
+            raise BackendError(
+                f"the OpenAI-compatible backend cannot score text with {self.model!r} at {self.base_url}: "
+                "the server returned no prompt log-probs for echo"
+            ) from None
+        # echo returns the prompt's tokens followed by the generated one(s): keep the prompt's
+        n_prompt = int((data.get("usage") or {}).get("prompt_tokens") or 0)
+        offsets = lp.get("text_offset")
+        if offsets and len(offsets) == len(values):
+            n_text = sum(1 for o in offsets if o < len(text))
+            n_prompt = min(n_prompt, n_text) if n_prompt else n_text
+        if n_prompt:
+            values = values[:n_prompt]
+        values = values[1:]  # the first token has no history to be predicted from (servers send null)
+        if any(v is None for v in values):
+            raise BackendError(f"the server at {self.base_url} returned incomplete prompt log-probs")
+        return [float(v) for v in values]
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatBackend({self.model!r}, {self.base_url!r})"
+
+
+def _top_logprobs(lp: Any) -> list[dict[str, float]] | None:
+    """OpenAI chat format: logprobs.content[i].top_logprobs[j] = {token, logprob}."""
+    if not isinstance(lp, dict) or not isinstance(lp.get("content"), list):
+        return None
+    out = []
+    for step in lp["content"]:
+        alts: dict[str, float] = {}
+        for alt in step.get("top_logprobs") or []:
+            tok, val = alt.get("token"), alt.get("logprob")
+            if tok is not None and val is not None and tok not in alts:
+                alts[str(tok)] = float(val)
+        if not alts and step.get("token") is not None and step.get("logprob") is not None:
+            alts[str(step["token"])] = float(step["logprob"])
+        out.append(alts)
+    return out
+
+
+def _logsumexp(vals: list[float]) -> float:
+    m = max(vals)
+    if m == -math.inf:
+        return m
+    return m + math.log(sum(math.exp(v - m) for v in vals))
+
+
+def _error_message(r: httpx.Response) -> str:
+    try:
+        data = r.json()
+    except ValueError:
+        return _snippet(r.text) or r.reason_phrase
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict) and err.get("message"):
+        return _snippet(str(err["message"]))
+    if isinstance(err, str):
+        return _snippet(err)
+    if isinstance(data, dict) and data.get("detail"):
+        return _snippet(str(data["detail"]))
+    return _snippet(r.text)
+
+
+def _snippet(text: str, n: int = 200) -> str:
+    one = " ".join(str(text).split())
+    return one if len(one) <= n else one[: n - 1] + "…"

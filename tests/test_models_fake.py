@@ -1,0 +1,119 @@
+"""FakeBackend: deterministic, registered as backend ``fake``, reachable through load_model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from vericite import registry
+from vericite.errors import ModelUnavailableError, UnknownNameError
+from vericite.models import load_model, split_name
+from vericite.models.fake import DEFAULT_PREFIX, FakeBackend
+from vericite.types import GenParams, LLMBackend
+
+
+def user(text: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": "be brief"}, {"role": "user", "content": text}]
+
+
+def test_registered_and_protocol():
+    assert registry.backends.get("fake") is FakeBackend
+    b = load_model("fake", cache=False)
+    assert isinstance(b, FakeBackend) and isinstance(b, LLMBackend)
+    assert b.identity().backend == "fake" and b.identity().name == "fake"
+    assert load_model("fake:judge", cache=False).identity().name == "fake:judge"
+
+
+def test_canned_replies_by_substring_then_default():
+    b = FakeBackend(replies={"capital": "Paris [Q90, capital of: France].", "painter": "[NA]"})
+    out = b.generate([user("What is the capital?"), user("Who was the painter?"), user("Anything else?")], GenParams())
+    assert out[0].text == "Paris [Q90, capital of: France]."
+    assert out[1].text == "[NA]"
+    assert out[2].text == DEFAULT_PREFIX + "Anything else?"
+    assert out[0].completion_tokens == 5 and out[0].prompt_tokens == 6 and out[0].finish_reason == "stop"
+    assert b.calls["generate"] == 3 and b.n_calls == 3 and len(b.prompts) == 3
+
+
+def test_callable_reply_sees_messages_and_params():
+    seen = []
+
+    def reply(messages, params):
+        seen.append(params.seed)
+        return messages[-1]["content"].upper()
+
+    b = FakeBackend(replies=reply)
+    assert b.generate([user("abc")], GenParams(seed=7))[0].text == "ABC"
+    assert seen == [7]
+
+
+def test_stop_and_max_tokens():
+    b = FakeBackend(default="one two three. four five")
+    assert b.generate([user("q")], GenParams(stop=("."),))[0].text == "one two three"
+    c = b.generate([user("q")], GenParams(max_tokens=2))[0]
+    assert c.text == "one two" and c.finish_reason == "length" and c.completion_tokens == 2
+
+
+def test_top_logprobs_one_dict_per_token():
+    b = FakeBackend(default="Yes it does")
+    c = b.generate([user("q")], GenParams(top_logprobs=3))[0]
+    assert c.top_logprobs is not None and len(c.top_logprobs) == 3
+    assert all(len(d) == 3 for d in c.top_logprobs)
+    assert max(c.top_logprobs[0], key=c.top_logprobs[0].get) == "Yes"
+    assert b.generate([user("q")], GenParams())[0].top_logprobs is None
+
+
+def test_logprobs_deterministic_across_processes():
+    b = FakeBackend()
+    texts = ["the quick brown fox", "a", ""]
+    lp = b.logprobs(texts)
+    assert [len(x) for x in lp] == [3, 0, 0]
+    assert all(-6.0 <= v < 0 for v in lp[0])
+    assert lp == b.logprobs(texts)
+    code = "from vericite.models.fake import FakeBackend; print(FakeBackend().logprobs(['the quick brown fox']))"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert other.strip() == str([lp[0]])
+
+
+def test_next_token_logprobs_follows_canned_reply():
+    b = FakeBackend(replies={"good": "Yes, it does.", "bad": "No."})
+    rows = b.next_token_logprobs([user("good claim"), user("bad claim")], ["Yes", " No", "Maybe"])
+    assert rows[0]["Yes"] > rows[0][" No"] and rows[0]["Yes"] > rows[0]["Maybe"]
+    assert rows[1][" No"] > rows[1]["Yes"]
+    assert b.calls["next_token_logprobs"] == 2
+    plain = FakeBackend().next_token_logprobs([user("x")], ["Yes", "No"])
+    assert plain == FakeBackend().next_token_logprobs([user("x")], ["Yes", "No"])
+    assert all(v < -1.0 for v in plain[0].values())
+
+
+def test_split_name():
+    assert split_name("openai:gpt-4o-mini") == ("openai", "gpt-4o-mini")
+    assert split_name("llamacpp:/m/x.gguf") == ("llamacpp", "/m/x.gguf")
+    assert split_name("fake") == ("fake", "")
+    assert split_name("qwen2.5-coder-1.5b") == (None, "qwen2.5-coder-1.5b")
+    assert split_name("C:\\models\\x.gguf") == (None, "C:\\models\\x.gguf")
+
+
+def test_unknown_names_get_did_you_mean():
+    with pytest.raises(UnknownNameError, match="did you mean 'qwen2.5-coder-1.5b'"):
+        load_model("qwen2.5-coder")
+    with pytest.raises(UnknownNameError, match="did you mean 'openai'"):
+        load_model("opneai:gpt-4o")
+
+
+def test_llamacpp_prefix_needs_an_existing_file(tmp_path):
+    with pytest.raises(ModelUnavailableError, match="not found"):
+        load_model(f"llamacpp:{tmp_path / 'missing.gguf'}")
+    with pytest.raises(ModelUnavailableError, match="needs a model file"):
+        load_model("llamacpp:")
+
+
+def test_openai_prefix_builds_a_backend_without_network(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    b = load_model("openai:some-model", cache=False)
+    assert b.base_url == "https://api.openai.com/v1" and b.model == "some-model"
+    b = load_model("openai:m", base_url="http://127.0.0.1:9/", cache=False)
+    assert b.base_url == "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://example.invalid:8000/v1")
+    assert load_model("openai:m", cache=False).base_url == "http://example.invalid:8000/v1"

@@ -1,0 +1,168 @@
+"""OpenAICompatBackend against a scripted HTTP transport: payloads, parsing, retries, errors, the key."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import httpx
+import pytest
+
+from vericite.errors import BackendError
+from vericite.models.openai_compat import OpenAICompatBackend, ServerUnreachableError
+from vericite.types import GenParams
+
+MSG = [{"role": "user", "content": "Is the sky blue?"}]
+
+
+def chat_response(text="Yes.", logprobs=None, model="served-model"):
+    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if logprobs is not None:
+        choice["logprobs"] = {"content": logprobs}
+    return {"model": model, "choices": [choice], "usage": {"prompt_tokens": 12, "completion_tokens": 2}}
+
+
+class Script:
+    """Answers requests from a list of (status, json) or exceptions, recording each request."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        a = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(a, Exception):
+            raise a
+        status, body, *headers = a
+        return httpx.Response(status, json=body, headers=headers[0] if headers else None)
+
+
+def backend(script, **kw):
+    kw.setdefault("backoff", 0.0)
+    return OpenAICompatBackend("my-model", "http://server.test:8000", transport=httpx.MockTransport(script), **kw)
+
+
+def test_generate_payload_and_parse(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    s = Script((200, chat_response("Yes, it is.")))
+    c = backend(s).generate([MSG], GenParams(max_tokens=7, temperature=0.0, seed=3, stop=("\n",)))[0]
+    assert c.text == "Yes, it is." and c.prompt_tokens == 12 and c.completion_tokens == 2 and c.finish_reason == "stop"
+    req = s.requests[0]
+    assert str(req.url) == "http://server.test:8000/v1/chat/completions"
+    assert req.headers["authorization"] == "Bearer sk-secret-123"
+    body = json.loads(req.content)
+    assert body == {"model": "my-model", "messages": MSG, "max_tokens": 7, "temperature": 0.0, "top_p": 1.0, "seed": 3, "stop": ["\n"]}
+
+
+def test_top_logprobs_requested_and_parsed():
+    lps = [
+        {"token": "Yes", "logprob": -0.1, "top_logprobs": [{"token": "Yes", "logprob": -0.1}, {"token": "No", "logprob": -2.5}]},
+        {"token": ".", "logprob": -0.3, "top_logprobs": [{"token": ".", "logprob": -0.3}, {"token": "!", "logprob": -1.9}]},
+    ]
+    s = Script((200, chat_response("Yes.", lps)))
+    c = backend(s).generate([MSG], GenParams(top_logprobs=2))[0]
+    body = json.loads(s.requests[0].content)
+    assert body["logprobs"] is True and body["top_logprobs"] == 2
+    assert c.top_logprobs == [{"Yes": -0.1, "No": -2.5}, {".": -0.3, "!": -1.9}]
+
+
+def test_missing_logprobs_is_a_clear_error():
+    s = Script((200, chat_response("Yes.")))
+    with pytest.raises(BackendError, match="returned no logprobs"):
+        backend(s).generate([MSG], GenParams(top_logprobs=2))
+
+
+def test_next_token_logprobs_from_top_alternatives():
+    lps = [{"token": "Yes", "logprob": -0.2, "top_logprobs": [{"token": "Yes", "logprob": -0.2}, {"token": " Yes", "logprob": -3.0}, {"token": "No", "logprob": -1.8}]}]
+    s = Script((200, chat_response("Yes", lps)))
+    row = backend(s).next_token_logprobs([MSG], ["Yes", "No", "Maybe"])[0]
+    assert row["Yes"] == pytest.approx(math.log(math.exp(-0.2) + math.exp(-3.0)))
+    assert row["No"] == -1.8 and row["Maybe"] == -math.inf
+    body = json.loads(s.requests[0].content)
+    assert body["max_tokens"] == 1 and body["top_logprobs"] == 20
+
+
+def test_retries_on_5xx_and_429_then_succeeds():
+    s = Script((503, {"error": "busy"}), (429, {"error": {"message": "slow down"}}, {"retry-after": "0"}), (200, chat_response()))
+    b = backend(s, max_retries=3)
+    assert b.generate([MSG], GenParams())[0].text == "Yes."
+    assert len(s.requests) == 3 and b.retries == 2
+
+
+def test_gives_up_after_bounded_retries_with_one_line():
+    s = Script((500, {"error": {"message": "internal"}}))
+    b = backend(s, max_retries=2)
+    with pytest.raises(ServerUnreachableError) as e:
+        b.generate([MSG], GenParams())
+    assert len(s.requests) == 3
+    msg = str(e.value)
+    assert "\n" not in msg and "after 3 attempts" in msg and "HTTP 500: internal" in msg
+
+
+def test_backoff_is_exponential(monkeypatch):
+    sleeps = []
+    monkeypatch.setattr("vericite.models.openai_compat.time.sleep", sleeps.append)
+    s = Script(httpx.ConnectError("refused"))
+    with pytest.raises(ServerUnreachableError, match="ConnectError"):
+        backend(s, max_retries=3, backoff=0.25).generate([MSG], GenParams())
+    assert sleeps == [0.25, 0.5, 1.0]
+
+
+def test_client_error_is_not_retried_and_key_never_shown(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    s = Script((401, {"error": {"message": "invalid api key"}}))
+    with pytest.raises(BackendError) as e:
+        backend(s, max_retries=3).generate([MSG], GenParams())
+    assert len(s.requests) == 1
+    assert "HTTP 401: invalid api key" in str(e.value) and "sk-secret" not in str(e.value)
+
+
+def test_bad_responses():
+    with pytest.raises(BackendError, match="no choices"):
+        backend(Script((200, {"object": "x"}))).generate([MSG], GenParams())
+
+    def not_json(request):
+        return httpx.Response(200, text="<html>oops</html>")
+
+    b = OpenAICompatBackend("m", "http://server.test", transport=httpx.MockTransport(not_json), backoff=0)
+    with pytest.raises(BackendError, match="not JSON"):
+        b.generate([MSG], GenParams())
+
+
+def test_identity_is_the_servers_model_id():
+    one = Script((200, {"data": [{"id": "/models/smol.gguf"}]}))
+    assert backend(one).identity().model == "/models/smol.gguf"
+    listed = Script((200, {"data": [{"id": "a"}, {"id": "my-model"}]}))
+    ident = backend(listed).identity()
+    assert ident.model == "my-model" and ident.backend == "openai" and ident.name == "openai:my-model"
+    no_models_endpoint = Script((404, {"error": "not found"}))
+    assert backend(no_models_endpoint).identity().model == "my-model"
+    down = Script(httpx.ConnectError("refused"))
+    with pytest.raises(ServerUnreachableError):
+        backend(down, max_retries=0).identity()
+
+
+def test_logprobs_via_echo():
+    body = {
+        "choices": [{"text": "The quick brown fox", "logprobs": {"token_logprobs": [None, -3.0, -2.0, -1.5, -0.7], "text_offset": [0, 3, 9, 15, 19], "tokens": ["The", " quick", " brown", " fox", " jumps"]}}],
+        "usage": {"prompt_tokens": 4, "completion_tokens": 1},
+    }
+    s = Script((200, body))
+    assert backend(s).logprobs(["The quick brown fox"]) == [[-3.0, -2.0, -1.5]]
+    sent = json.loads(s.requests[0].content)
+    assert sent["echo"] is True and sent["logprobs"] == 1 and str(s.requests[0].url).endswith("/v1/completions")
+
+
+def test_logprobs_unsupported_says_so():
+    s = Script((400, {"error": {"message": "echo is not supported"}}))
+    with pytest.raises(BackendError, match="cannot score text"):
+        backend(s).logprobs(["hello there"])
+    s = Script((200, {"choices": [{"text": "x", "logprobs": None}]}))
+    with pytest.raises(BackendError, match="cannot score text"):
+        backend(s).logprobs(["hello there"])
+
+
+def test_base_url_validation():
+    with pytest.raises(BackendError, match="must start with http"):
+        OpenAICompatBackend("m", "localhost:8000")
