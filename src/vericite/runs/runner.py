@@ -1,0 +1,152 @@
+"""``vericite run CONFIG``: generate + evaluate in one folder, and the papers' experiments as levels.
+
+Layout of the run folder::
+
+    OUT/results.json          corpus numbers of the baseline level, plus "experiments" with every level's
+    OUT/samples.jsonl         the baseline level's evaluated answers (what `vericite report` shows)
+    OUT/level-<x>/            one generation run per level (manifest.json, samples.jsonl, errors.jsonl)
+    OUT/level-<x>/eval/       that level's evaluation (results.json, samples.jsonl)
+
+A run without an experiment has a single level called ``base``. Each level's generation is resumable, and model
+calls go through the cache, so rerunning an interrupted ``vericite run ... --resume`` costs only what is left.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import DataError, VericiteError
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "run"
+    description: str = ""
+    dataset: str = "biokalma"
+    phrasing: Literal["specific", "general"] = "specific"
+    data_path: str | None = None
+    model: str = "qwen2.5-coder-1.5b"
+    base_url: str | None = None
+    limit: int | None = Field(default=None, ge=1)
+    knowledge: Literal["auto", "given", "retrieve"] = "auto"
+    store: str | None = None
+    demonstration: str | None = None
+    max_tokens: int = Field(default=384, ge=1)
+    temperature: float = 0.0
+    seed: int = 0
+    threads: int | None = Field(default=None, ge=1)
+    cache: bool = True
+    judge: str = "triple"
+    geval_model: str | None = None
+    hypothesis: Literal["property", "entity"] = "property"
+    resamples: int = Field(default=1000, ge=0)
+    experiment: str | None = None
+    levels: list[int] | None = None
+
+
+def load_run_config(path: str | Path, overrides: dict[str, Any]) -> RunConfig:
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"config file not found: {p}")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise DataError(f"{p}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise DataError(f"{p}: expected a mapping of options")
+    merged = {**data, **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        return RunConfig(**merged)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "config"
+        raise DataError(f"{p}: option {where}: {first['msg']}") from None
+
+
+def run_config(cfg: RunConfig, out: str | Path, *, resume: bool = False, progress: bool = True, backend: Any = None, judge: Any = None) -> dict[str, Any]:
+    from ..bench.experiments import get_experiment
+    from ..datasets import load_samples
+    from ..evaluate import EvaluateConfig, Item, evaluate_items, item_from_record, run_metadata, write_evaluation
+    from ..generate.kalma import GenerateConfig, generate_run
+    from ..runs.rundir import read_jsonl
+
+    out = Path(out)
+    if out.exists() and (out / "results.json").exists() and not resume:
+        raise VericiteError(f"{out} already holds a run: pass --resume to continue it, or choose another --out")
+    samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
+    if cfg.limit:
+        samples = samples[: cfg.limit]
+    exp = get_experiment(cfg.experiment) if cfg.experiment else None
+    levels: list[Any] = list(cfg.levels or exp.levels) if exp else ["base"]
+
+    gen_fields = set(GenerateConfig.model_fields)
+    gen_cfg = GenerateConfig(**{k: v for k, v in cfg.model_dump().items() if k in gen_fields and k != "limit"})
+    eval_cfg = EvaluateConfig(
+        judge=cfg.judge, geval_model=cfg.geval_model, base_url=cfg.base_url, hypothesis=cfg.hypothesis,
+        resamples=cfg.resamples, seed=cfg.seed, threads=cfg.threads, cache=cfg.cache,
+    )
+    if backend is None:
+        from ..models import load_model
+
+        backend = load_model(cfg.model, threads=cfg.threads, base_url=cfg.base_url, cache=cfg.cache)
+    if judge is None:
+        from ..evaluate import load_judge_spec
+
+        judge = load_judge_spec(cfg.judge, eval_cfg)
+    geval_backend = None
+    if cfg.geval_model:
+        geval_backend = backend if cfg.geval_model == cfg.model else None
+
+    rows: list[dict[str, Any]] = []
+    base: tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]] | None = None
+    for level in levels:
+        if exp is not None:
+            level_samples = exp.samples_at(samples, level, cfg.seed, levels=levels)
+            skipped = {"n": level_samples.n_skipped, "reason": level_samples.skip_reason}
+        else:
+            level_samples, skipped = list(samples), {"n": 0, "reason": ""}
+        if not level_samples:
+            raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
+        sub = out / f"level-{level}"
+        manifest = generate_run(gen_cfg, sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
+        records = list(read_jsonl(sub / "samples.jsonl"))
+        items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n), Item)]
+        body, evaluated = evaluate_items(items, eval_cfg, judge=judge, geval_backend=geval_backend, load=geval_backend is None and bool(cfg.geval_model))
+        level_results = run_metadata("evaluate", {**cfg.model_dump(), "level": level}, manifest)
+        level_results.update(body)
+        level_results["counts"]["failed_calls"] = manifest.get("summary", {}).get("failed_calls", 0)
+        level_results["tokens"] = manifest.get("summary", {}).get("tokens")
+        write_evaluation(sub / "eval", level_results, evaluated, [])
+        rows.append({"level": level, "metrics": body["metrics"], "n": len(items), "skipped": skipped})
+        if base is None:
+            base = (level_results, evaluated, manifest)
+
+    assert base is not None
+    results, evaluated, manifest = base
+    results = dict(results)
+    results["kind"] = "run"
+    results["config"] = cfg.model_dump()
+    if exp is not None:
+        results["experiments"] = {exp.name: {"x": exp.x_label, "section": exp.section, "rows": rows}}
+    tokens = {"prompt": 0, "completion": 0}
+    for level in levels:
+        m = read_manifest(out / f"level-{level}")
+        for k in tokens:
+            tokens[k] += (m.get("summary", {}).get("tokens") or {}).get(k, 0)
+    results["tokens"] = tokens
+    write_evaluation(out, results, evaluated, [])
+    return results
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    import json
+
+    try:
+        return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
