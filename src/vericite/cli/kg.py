@@ -58,7 +58,8 @@ def load(files: tuple[Path, ...], store_dir: Path, as_json: bool) -> None:
         if not f.is_file():
             raise DataError(f"{f}: no such file")
         if f.suffix.lower() not in SUPPORTED_EXTENSIONS:
-            raise DataError(f"{f}: unsupported file type {f.suffix or '(no extension)'!r}: expected {SUPPORTED_EXTENSIONS_TEXT}")
+            kind = f.suffix or "(no extension)"
+            raise DataError(f"{f}: unsupported file type {kind!r}: expected {SUPPORTED_EXTENSIONS_TEXT}")
     out = Console(soft_wrap=True)
     err = Console(stderr=True)
     with OxigraphStore(store_dir) as store:
@@ -74,7 +75,7 @@ def load(files: tuple[Path, ...], store_dir: Path, as_json: bool) -> None:
                 disable=not err.is_terminal,
             ) as progress:
                 task = progress.add_task(f"loading {f.name}", total=None)
-                stats = load_into_store(f, store, progress=lambda n: progress.advance(task, n))
+                stats = load_into_store(f, store, progress=lambda n, t=task: progress.advance(t, n))
             seconds = time.perf_counter() - start
             if as_json:
                 out.print_json(json.dumps({**stats.to_dict(), "seconds": round(seconds, 3)}))

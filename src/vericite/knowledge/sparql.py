@@ -120,8 +120,8 @@ class SparqlEndpointGraph:
     # ------------------------------------------------------------------ transport
 
     def query(self, sparql: str) -> Any:
-        """Run a SELECT or ASK query; returns pyoxigraph ``QuerySolutions`` or a bool. The query text must
-        already be safe (built with ``sparql_literal``); this method adds nothing to it."""
+        """Run a SELECT or ASK query; returns a list of pyoxigraph ``QuerySolution`` or a bool. The query
+        text must already be safe (built with ``sparql_literal``); this method adds nothing to it."""
         last: str = ""
         for attempt in range(self.retries + 1):
             if attempt:
@@ -148,7 +148,9 @@ class SparqlEndpointGraph:
             try:
                 result = ox.parse_query_results(r.content, ox.QueryResultsFormat.JSON)
             except (SyntaxError, ValueError) as e:
-                raise EndpointError(f"SPARQL endpoint {self.url} sent something that is not SPARQL JSON results: {e}") from None
+                raise EndpointError(
+                    f"SPARQL endpoint {self.url} sent something that is not SPARQL JSON results: {e}"
+                ) from None
             if isinstance(result, ox.QueryBoolean):
                 return bool(result)
             return list(result)
@@ -170,7 +172,7 @@ class SparqlEndpointGraph:
         key = T.label_key(label)
         if not key or limit <= 0 or any(0xD800 <= ord(c) <= 0xDFFF for c in label):
             return []
-        cap = max(limit * 4, 50)
+        cap = max(limit * 4, 200)  # ranking happens among the first `cap` matches the endpoint returns
         if self.style == "vericite" and case_insensitive:
             q = f"SELECT DISTINCT ?e WHERE {{ ?e {_iri(T.LABEL_KEY)} {sparql_literal(key)} }} LIMIT {cap}"
         else:
@@ -267,7 +269,8 @@ class SparqlEndpointGraph:
             return
         labels: dict[str, list[ox.Literal]] = {}
         values = " ".join(_iri(x) for x in ask)
-        q = f"SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }} ?x {_iri(T.RDFS_LABEL)} ?l . FILTER({self._lang_filter('?l')}) }}"
+        keep = self._lang_filter("?l")
+        q = f"SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }} ?x {_iri(T.RDFS_LABEL)} ?l . FILTER({keep}) }}"
         for r in self.query(q):
             if isinstance(r["x"], ox.NamedNode) and isinstance(r["l"], ox.Literal):
                 labels.setdefault(r["x"].value, []).append(r["l"])

@@ -24,7 +24,7 @@ from ..types import Entity, Triple, normalise_property
 from . import terms as T
 
 _CHUNK = 200_000  # quads per write: bounds memory while keeping writes large
-_SMALL = 20_000  # below this a transactional ``extend`` beats ``bulk_extend`` (which always writes new files)
+_SMALL = 20_000  # below this a transactional ``load`` beats ``bulk_load`` (which always writes new files)
 _SCAN_CAP = 2_000  # matches read before ranking in find_entities (a common name can match thousands)
 
 
@@ -53,13 +53,15 @@ class OxigraphStore:
             self._store: ox.Store | None = ox.Store(str(self.path)) if self.path is not None else ox.Store()
         except OSError as e:
             raise DataError(f"cannot open graph store {self.path}: {_one_line(e)}") from None
-        self._predicate_labels: dict[str, str] = {}
+        self._predicate_labels: dict[str, str] = {}  # predicate IRI -> label, "" for skipped predicates
+        self._rdf_types: bool | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     @property
     def store(self) -> ox.Store:
-        """The underlying pyoxigraph store (for SPARQL or dumps); raises once closed."""
+        """The underlying pyoxigraph store (for SPARQL or dumps); raises once closed. Write through this class,
+        not this object: the class caches predicate labels and forgets them on its own writes."""
         if self._store is None:
             raise DataError(f"graph store {self.path or '(memory)'} is closed")
         return self._store
@@ -92,34 +94,37 @@ class OxigraphStore:
         """Add facts, and entity names from ``labels`` (id -> label) and from ``Triple.subject_label``.
 
         Properties are normalised (``date_of_birth`` -> ``date of birth``); the property ``name`` is the
-        entity's ``rdfs:label``; values are stripped and empty ones dropped (metrics.md §1). Written in large
-        batches (``bulk_extend``) so a million triples load in seconds. Returns the number of triples accepted;
-        ``progress`` is called now and then with the number of triples read since its last call.
+        entity's ``rdfs:label``; values are stripped and empty ones dropped (metrics.md §1). Returns the number
+        of triples accepted; ``progress`` is called now and then with the number read since its last call.
+
+        Speed: triples are written as N-Triples text in chunks of 200k and handed to Oxigraph's bulk loader,
+        which parses in Rust; that is about twice as fast as building a Python ``Quad`` object per triple.
+        Each chunk is atomic; a failure part-way keeps the chunks before it.
         """
-        nodes: dict[str, ox.NamedNode | ox.BlankNode] = {}
+        nodes: dict[str, str | ox.BlankNode] = {}  # entity id -> its N-Triples term (or blank node)
         labelled: set[tuple[str, str]] = set()
-        props: set[str] = set()
+        props: dict[str, str] = {}  # property as written -> its IRI ("" for name)
         accepted = 0
 
-        def node(entity_id: str) -> ox.NamedNode | ox.BlankNode:
+        def node(entity_id: str) -> str | ox.BlankNode:
             n = nodes.get(entity_id)
             if n is None:
-                if len(nodes) > 1_000_000:  # bounded memory on huge streams; the cache only saves time
+                if len(nodes) > 1_000_000:  # bounded memory on huge streams; the caches only save time
                     nodes.clear()
                     labelled.clear()
-                n = nodes[entity_id] = T.entity_node(entity_id)
+                n = nodes[entity_id] = _subject(T.entity_node(entity_id))
             return n
 
-        def label_quads(entity_id: str, label: str) -> Iterator[ox.Quad]:
+        def label_lines(entity_id: str, label: str) -> Iterator[str | ox.Quad]:
             label = label.strip()
             if label and (entity_id, label) not in labelled:
                 labelled.add((entity_id, label))
-                yield from _label_quads(node(entity_id), T.RDFS_LABEL_NODE, label)
+                yield from _label_facts(node(entity_id), T.RDFS_LABEL, label)
 
-        def quads() -> Iterator[ox.Quad]:
+        def lines() -> Iterator[str | ox.Quad]:
             nonlocal accepted
             for entity_id, label in (labels or {}).items():
-                yield from label_quads(str(entity_id).strip(), str(label))
+                yield from label_lines(str(entity_id).strip(), str(label))
             read = 0
             for t in triples:
                 read += 1
@@ -129,55 +134,61 @@ class OxigraphStore:
                 if not subject:
                     raise DataError(f"triple with an empty subject: {t!r}")
                 if t.subject_label:
-                    yield from label_quads(subject, t.subject_label)
+                    yield from label_lines(subject, t.subject_label)
                 value = t.value.strip()
                 if not value:
                     continue
                 accepted += 1
-                prop = normalise_property(t.property)
-                if prop == T.NAME:
-                    yield from label_quads(subject, value)
+                piri = props.get(t.property)
+                if piri is None:
+                    prop = normalise_property(t.property)
+                    piri = props[t.property] = "" if prop == T.NAME else T.property_iri(prop)
+                if not piri:
+                    yield from label_lines(subject, value)
                     continue
-                props.add(prop)
-                yield ox.Quad(node(subject), _property_node(prop), ox.Literal(value))
+                yield _fact(node(subject), piri, value)
             if progress is not None and read % 50_000:
                 progress(read % 50_000)
 
-        self._write(quads(), props)
+        self._write(lines(), props.keys())
         return accepted
 
     def add_entities(self, entities: Iterable[Entity]) -> int:
         """Add entity records: label, aliases (``skos:altLabel``) and types (as ``instance of`` facts).
         Returns the number of entities read."""
         n = 0
-        inst = _property_node(T.INSTANCE_OF)
+        inst = T.property_iri(T.INSTANCE_OF)
 
-        def quads() -> Iterator[ox.Quad]:
+        def lines() -> Iterator[str | ox.Quad]:
             nonlocal n
             for e in entities:
                 n += 1
-                s = T.entity_node(e.id)
+                s = _subject(T.entity_node(e.id))
                 if e.label.strip():
-                    yield from _label_quads(s, T.RDFS_LABEL_NODE, e.label.strip())
+                    yield from _label_facts(s, T.RDFS_LABEL, e.label.strip())
                 for a in e.aliases:
                     if a.strip():
-                        yield from _label_quads(s, T.SKOS_ALT_LABEL_NODE, a.strip())
+                        yield from _label_facts(s, T.SKOS_ALT_LABEL, a.strip())
                 for t in e.types:
                     if t.strip():
-                        yield ox.Quad(s, inst, ox.Literal(t.strip()))
+                        yield _fact(s, inst, t.strip())
 
-        self._write(quads(), {T.INSTANCE_OF})
+        self._write(lines(), [T.INSTANCE_OF])
         return n
 
-    def load_rdf(self, path: str | os.PathLike[str], fmt: ox.RdfFormat | None = None, *, base_iri: str | None = None) -> int:
+    def load_rdf(
+        self, path: str | os.PathLike[str], fmt: ox.RdfFormat | None = None, *, base_iri: str | None = None
+    ) -> int:
         """Bulk-load an RDF file (N-Triples, Turtle, ...) into the default graph, then index its labels.
 
         The file load is atomic (all or nothing). Raises ``SyntaxError``/``OSError`` from pyoxigraph; the
         loaders turn them into ``DataError``. Returns the number of quads the store gained.
         """
         before = self.count()
-        self.store.bulk_load(path=str(path), format=fmt, base_iri=base_iri, to_graph=T.DEFAULT_GRAPH)
-        self._predicate_labels.clear()
+        try:
+            self.store.bulk_load(path=str(path), format=fmt, base_iri=base_iri, to_graph=T.DEFAULT_GRAPH)
+        finally:
+            self._forget()
         self.index_labels()
         return self.count() - before
 
@@ -186,36 +197,50 @@ class OxigraphStore:
 
         Needed after loading RDF written elsewhere; idempotent. Returns the number of labels indexed."""
         keys = [
-            ox.Quad(q.subject, T.LABEL_KEY_NODE, ox.Literal(T.label_key(q.object.value)))
+            _fact(_subject(q.subject), T.LABEL_KEY, T.label_key(q.object.value))
             for pred in (T.RDFS_LABEL_NODE, T.SKOS_ALT_LABEL_NODE)
             for q in self.store.quads_for_pattern(None, pred, None, T.DEFAULT_GRAPH)
             if isinstance(q.object, ox.Literal)
             and T.label_key(q.object.value)
             and not q.subject.value.startswith(T.PROPERTY_NS)  # vericite's properties are not entities
         ]  # materialised first: writing into the index being read is not something to rely on
-        self._write(iter(keys), set())
+        self._write(iter(keys), ())
         return len(keys)
 
-    def _write(self, quads: Iterator[ox.Quad], properties: set[str]) -> None:
-        """Write in chunks; then give each vericite property used its ``rdfs:label`` (``properties`` is filled
-        by the time ``quads`` is exhausted)."""
+    def _write(self, facts: Iterator[str | ox.Quad], properties: Iterable[str]) -> None:
+        """Write N-Triples lines in chunks (bulk loader for big chunks, a transaction for small ones), and the
+        rare ``Quad`` (blank-node subjects: a loader would rename them) directly; then give each vericite
+        property used its ``rdfs:label`` (``properties`` is complete once ``facts`` is)."""
         store = self.store
         try:
             while True:
-                chunk = list(islice(quads, _CHUNK))
+                chunk = list(islice(facts, _CHUNK))
                 if not chunk:
                     break
-                if len(chunk) < _SMALL:
-                    store.extend(chunk)
-                else:
-                    store.bulk_extend(chunk)
-            if properties:
-                store.extend(
-                    ox.Quad(_property_node(p), T.RDFS_LABEL_NODE, ox.Literal(p)) for p in sorted(properties)
-                )
+                lines = [x for x in chunk if type(x) is str]
+                if lines:
+                    data = _encode(lines)
+                    if len(lines) < _SMALL:
+                        store.load(input=data, format=ox.RdfFormat.N_TRIPLES, to_graph=T.DEFAULT_GRAPH)
+                    else:
+                        store.bulk_load(input=data, format=ox.RdfFormat.N_TRIPLES, to_graph=T.DEFAULT_GRAPH)
+                if len(lines) < len(chunk):
+                    store.extend(x for x in chunk if type(x) is not str)
+            labels = sorted({normalise_property(p) for p in properties} - {T.NAME})
+            if labels:
+                data = _encode([f"<{T.property_iri(p)}> <{T.RDFS_LABEL}> {_nt_literal(p)} .\n" for p in labels])
+                store.load(input=data, format=ox.RdfFormat.N_TRIPLES, to_graph=T.DEFAULT_GRAPH)
         except OSError as e:
             raise DataError(f"cannot write to graph store {self.path or '(memory)'}: {_one_line(e)}") from None
+        except SyntaxError as e:  # only a bug could make vericite's own N-Triples invalid
+            raise RuntimeError(f"vericite wrote invalid N-Triples: {e}") from e
+        finally:
+            self._forget()
+
+    def _forget(self) -> None:
+        """Drop what was cached about the graph's shape: it has just changed."""
         self._predicate_labels.clear()
+        self._rdf_types = None
 
     # ------------------------------------------------------------------ reading
 
@@ -248,12 +273,13 @@ class OxigraphStore:
             return []
         wanted = label.strip()
         found: dict[str, ox.NamedNode | ox.BlankNode] = {}
-        for q in islice(self.store.quads_for_pattern(None, T.LABEL_KEY_NODE, ox.Literal(key), T.DEFAULT_GRAPH), _SCAN_CAP):
+        matches = self.store.quads_for_pattern(None, T.LABEL_KEY_NODE, ox.Literal(key), T.DEFAULT_GRAPH)
+        for q in islice(matches, _SCAN_CAP):
             found.setdefault(T.node_id(q.subject), q.subject)
         ranked: list[tuple[tuple[int, int, str], Entity]] = []
         for eid, node in found.items():
-            ent = self._entity(eid, node)
-            exact = wanted in self._names(node)
+            ent, names = self._describe(eid, node)
+            exact = wanted in names
             if not case_insensitive and not exact:
                 continue
             ranked.append(((0 if exact else 1, _qid_number(eid), eid), ent))
@@ -265,7 +291,7 @@ class OxigraphStore:
         node = T.entity_node(entity_id)
         if next(self.store.quads_for_pattern(node, None, None, T.DEFAULT_GRAPH), None) is None:
             return None
-        return self._entity(T.node_id(node), node)
+        return self._describe(T.node_id(node), node)[0]
 
     def entity_types(self, entity_id: str) -> tuple[str, ...]:
         """Values of ``instance of``, and labels of ``rdf:type`` / ``wdt:P31`` objects, sorted."""
@@ -273,26 +299,37 @@ class OxigraphStore:
 
     def one_hop(self, entity_id: str) -> list[Triple]:
         """Every direct fact about the entity as triples of labels: ``name`` (its labels) first, then by property
-        and value. Literals in other languages than ``lang`` and Wikidata bookkeeping are left out."""
+        and value. Literals in other languages than ``lang`` and Wikidata bookkeeping are left out.
+
+        One index scan over the entity's quads; predicate labels are cached (this is the retrieval hot path)."""
         node = T.entity_node(entity_id)
         eid = T.node_id(node)
-        subject_label = self._label(node) or ""
-        out: list[Triple] = []
-        seen: set[tuple[str, str]] = set()
+        lang = self.lang
+        plabels = self._predicate_labels
+        names: list[ox.Literal] = []
+        rows: set[tuple[str, str]] = set()
         for q in self.store.quads_for_pattern(node, None, None, T.DEFAULT_GRAPH):
             p = q.predicate.value
-            if T.skip_predicate(p):
+            prop = plabels.get(p)
+            if prop is None:
+                prop = plabels[p] = "" if T.skip_predicate(p) else self._predicate_label(p)
+            if not prop:
                 continue
-            value = self._value(q.object)
-            if value is None:
-                continue
-            prop = self._predicate_label(p)
-            if (prop, value) in seen:
-                continue
-            seen.add((prop, value))
-            out.append(Triple(eid, prop, value, subject_label))
-        out.sort(key=lambda t: (t.property != T.NAME, t.property, t.value))
-        return out
+            o = q.object
+            if type(o) is ox.Literal:
+                if p == T.RDFS_LABEL:
+                    names.append(o)
+                if o.language is not None and not T.literal_in_lang(o, lang):
+                    continue
+                value: str | None = o.value
+            else:
+                value = self._value(o)
+                if value is None:
+                    continue
+            rows.add((prop, value))
+        subject_label = T.pick_label(names, lang) or ""
+        ordered = sorted(rows, key=lambda r: (r[0] != T.NAME, r[0], r[1]))
+        return [Triple(eid, prop, value, subject_label) for prop, value in ordered]
 
     def __contains__(self, entity_id: object) -> bool:
         return isinstance(entity_id, str) and self.entity(entity_id) is not None
@@ -303,24 +340,15 @@ class OxigraphStore:
 
     # ------------------------------------------------------------------ helpers
 
-    def _entity(self, eid: str, node: ox.NamedNode | ox.BlankNode) -> Entity:
-        aliases = sorted(
-            {
-                q.object.value
-                for q in self.store.quads_for_pattern(node, T.SKOS_ALT_LABEL_NODE, None, T.DEFAULT_GRAPH)
-                if isinstance(q.object, ox.Literal) and T.literal_in_lang(q.object, self.lang)
-            }
-        )
-        return Entity(eid, self._label(node) or "", self._types(node), tuple(aliases))
-
-    def _names(self, node: ox.NamedNode | ox.BlankNode) -> set[str]:
-        """Every label and alias, in any language: what an exact lookup may match."""
-        return {
-            q.object.value
-            for pred in (T.RDFS_LABEL_NODE, T.SKOS_ALT_LABEL_NODE)
-            for q in self.store.quads_for_pattern(node, pred, None, T.DEFAULT_GRAPH)
-            if isinstance(q.object, ox.Literal)
-        }
+    def _describe(self, eid: str, node: ox.NamedNode | ox.BlankNode) -> tuple[Entity, set[str]]:
+        """The Entity record, and every label and alias in any language (what an exact lookup may match)."""
+        labels = [q.object for q in self.store.quads_for_pattern(node, T.RDFS_LABEL_NODE, None, T.DEFAULT_GRAPH)]
+        aliases = [q.object for q in self.store.quads_for_pattern(node, T.SKOS_ALT_LABEL_NODE, None, T.DEFAULT_GRAPH)]
+        labels = [x for x in labels if isinstance(x, ox.Literal)]
+        aliases = [x for x in aliases if isinstance(x, ox.Literal)]
+        shown = tuple(sorted({a.value for a in aliases if T.literal_in_lang(a, self.lang)}))
+        ent = Entity(eid, T.pick_label(labels, self.lang) or "", self._types(node), shown)
+        return ent, {x.value for x in labels} | {x.value for x in aliases}
 
     def _label(self, node: Any) -> str | None:
         lits = (
@@ -332,16 +360,25 @@ class OxigraphStore:
 
     def _types(self, node: ox.NamedNode | ox.BlankNode) -> tuple[str, ...]:
         out: set[str] = set()
-        for q in self.store.quads_for_pattern(node, _property_node(T.INSTANCE_OF), None, T.DEFAULT_GRAPH):
-            v = self._value(q.object)
-            if v:
-                out.add(v)
-        for p in T.TYPE_PREDICATES:
-            for q in self.store.quads_for_pattern(node, ox.NamedNode(p), None, T.DEFAULT_GRAPH):
+        predicates = [_INSTANCE_OF_NODE]
+        if self._has_rdf_types():
+            predicates += [ox.NamedNode(p) for p in T.TYPE_PREDICATES]
+        for pred in predicates:
+            for q in self.store.quads_for_pattern(node, pred, None, T.DEFAULT_GRAPH):
                 v = self._value(q.object)
                 if v:
                     out.add(v)
         return tuple(sorted(out))
+
+    def _has_rdf_types(self) -> bool:
+        """Whether any ``rdf:type``/``wdt:P31`` triple exists: vericite-style graphs have none, and then the
+        two extra index scans per entity are skipped. Re-asked after every write."""
+        if self._rdf_types is None:
+            self._rdf_types = any(
+                next(self.store.quads_for_pattern(None, ox.NamedNode(p), None, T.DEFAULT_GRAPH), None) is not None
+                for p in T.TYPE_PREDICATES
+            )
+        return self._rdf_types
 
     def _value(self, obj: Any) -> str | None:
         if isinstance(obj, ox.Literal):
@@ -353,39 +390,57 @@ class OxigraphStore:
         return None
 
     def _predicate_label(self, iri: str) -> str:
-        cached = self._predicate_labels.get(iri)
-        if cached is not None:
-            return cached
+        """A predicate's label: vericite's from its IRI; others' ``rdfs:label``, else (``wdt:Pn``) the label of
+        ``wd:Pn``, else a default (``terms.default_property_label``)."""
         if iri.startswith(T.PROPERTY_NS) or iri in (T.RDFS_LABEL, T.SKOS_ALT_LABEL):
-            label = T.default_property_label(iri)
-        else:
-            label = self._label(ox.NamedNode(iri))
-            wd = T.wikidata_property_entity(iri)
-            if label is None and wd is not None:
-                label = self._label(ox.NamedNode(wd))
-            label = normalise_property(label) if label else T.default_property_label(iri)
-        self._predicate_labels[iri] = label
-        return label
+            return T.default_property_label(iri)
+        label = self._label(ox.NamedNode(iri))
+        wd = T.wikidata_property_entity(iri)
+        if label is None and wd is not None:
+            label = self._label(ox.NamedNode(wd))
+        return normalise_property(label) if label else T.default_property_label(iri)
 
 
-_property_nodes: dict[str, ox.NamedNode] = {}
+_INSTANCE_OF_NODE = ox.NamedNode(T.property_iri(T.INSTANCE_OF))
 
 
-def _label_quads(node: ox.NamedNode | ox.BlankNode, predicate: ox.NamedNode, label: str) -> Iterator[ox.Quad]:
+def _nt_literal(value: str) -> str:
+    """A plain string literal in N-Triples: only backslash, quote, LF and CR must be escaped (any other
+    character may appear as it is). The ``in`` tests first: most values need no escaping, and four failed
+    scans are cheaper than one ``translate``."""
+    if "\\" in value or '"' in value or "\n" in value or "\r" in value:
+        value = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'"{value}"'
+
+
+def _subject(node: ox.NamedNode | ox.BlankNode) -> str | ox.BlankNode:
+    """A subject as written by ``_fact``: a named node as N-Triples text (entity IRIs from ``terms.entity_iri``
+    hold no character that could end ``<...>``); a blank node as itself, since loaders rename blank nodes."""
+    return f"<{node.value}>" if isinstance(node, ox.NamedNode) else node
+
+
+def _fact(subject: str | ox.BlankNode, predicate: str, value: str) -> str | ox.Quad:
+    """One ``subject predicate "value"`` triple: an N-Triples line, or a Quad for a blank-node subject."""
+    if type(subject) is str:
+        return f"{subject} <{predicate}> {_nt_literal(value)} .\n"
+    return ox.Quad(subject, ox.NamedNode(predicate), ox.Literal(value))
+
+
+def _label_facts(subject: str | ox.BlankNode, predicate: str, label: str) -> Iterator[str | ox.Quad]:
     """A label and its case-insensitive index key."""
-    yield ox.Quad(node, predicate, ox.Literal(label))
+    yield _fact(subject, predicate, label)
     key = T.label_key(label)
     if key:
-        yield ox.Quad(node, T.LABEL_KEY_NODE, ox.Literal(key))
+        yield _fact(subject, T.LABEL_KEY, key)
 
 
-def _property_node(label: str) -> ox.NamedNode:
-    node = _property_nodes.get(label)
-    if node is None:
-        if len(_property_nodes) > 100_000:
-            _property_nodes.clear()
-        node = _property_nodes[label] = ox.NamedNode(T.property_iri(label))
-    return node
+def _encode(lines: list[str]) -> bytes:
+    text = "".join(lines)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        bad = next(line for line in lines if _has_surrogate(line))
+        raise DataError(f"not Unicode text (a lone surrogate) in: {ascii(bad.strip()[:120])}") from None
 
 
 _QID = re.compile(r"Q([1-9][0-9]*)")
