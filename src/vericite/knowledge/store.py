@@ -23,7 +23,7 @@ from ..errors import DataError
 from ..types import Entity, Triple, normalise_property
 from . import terms as T
 
-_CHUNK = 200_000  # quads per write: bounds memory while keeping writes large
+_CHUNK = 200_000  # triples per write: bounds memory while keeping writes large
 _SMALL = 20_000  # below this a transactional ``load`` beats ``bulk_load`` (which always writes new files)
 _SCAN_CAP = 2_000  # matches read before ranking in find_entities (a common name can match thousands)
 
