@@ -46,8 +46,7 @@ def demo(out: str | None, model: str, threads: int | None, no_cache: bool, max_t
     out = out or time.strftime("runs/demo-%Y%m%d-%H%M%S")
     store = OxigraphStore(None)
     stats = load_into_store(package_data("demo_kg.jsonl"), store)
-    console.print(f"[dim]graph: {package_data('demo_kg.jsonl').name}, {store.count()} facts in the embedded store[/dim]")
-    del stats
+    console.print(f"[dim]graph: {stats.distinct_entities} people, {stats.triples} facts ({package_data('demo_kg.jsonl').name}) in the embedded store[/dim]")
     cfg = build_config(
         {"dataset": "demo", "knowledge": "retrieve", "max_tokens": max_tokens},
         {"model": model, "threads": threads, "cache": False if no_cache else None},
