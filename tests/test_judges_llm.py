@@ -174,8 +174,9 @@ def test_generate_path_reads_first_token_top_logprobs_never_the_text():
 
 
 def test_with_the_project_fake_backend():
-    fake_mod = pytest.importorskip("vericite.models.fake", reason="models/fake.py has not landed yet")
-    backend = fake_mod.FakeBackend(replies={"Claim: good": "Yes, it does.", "Claim: bad": "No."})
+    from vericite.models.fake import FakeBackend
+
+    backend = FakeBackend(replies={"Claim: good": "Yes, it does.", "Claim: bad": "No."})
     judge = LLMJudge(backend, batch_size=4)
     out = judge.judge([JudgePair("e", "good one"), JudgePair("e", "bad one")])
     assert out[0].status == "ok" and out[0].probability > 0.5
