@@ -158,12 +158,11 @@ def evaluate_items(
     load: bool = True,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Score parsed items; returns (results body, per-sample output records)."""
-    from .attribution.kg import parse_kg_answer
-    from .generate.kalma import graph_properties
+    from .attribution.kg import graph_from_triples, parse_kg_answer
     from .metrics.kalma import KalmaItem, evaluate_kalma
 
     for it in items:
-        it.answer = parse_kg_answer(it.raw, graph_properties(it.sample.knowledge))
+        it.answer = parse_kg_answer(it.raw, graph_from_triples(it.sample.knowledge))
     if judge is None and load:
         judge = load_judge_spec(cfg.judge, cfg)
     report = evaluate_kalma(

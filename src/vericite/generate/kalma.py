@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import BackendError, DataError, VericiteError
 from ..paths import shared_data_dir
-from ..types import GenParams, KnowledgeGraph, Sample, Triple, normalise_property
+from ..types import GenParams, KnowledgeGraph, Sample, Triple
 from .prompts import Demonstration, KalmaPrompt
 
 METHOD_ID = "kalma@1"
@@ -37,14 +37,6 @@ class GenerateConfig(BaseModel):
     seed: int = 0
     threads: int | None = Field(default=None, ge=1)
     cache: bool = True
-
-
-def graph_properties(triples: Sequence[Triple]) -> dict[str, set[str]]:
-    """entity id -> its property labels, what the citation parser needs to split brackets safely."""
-    out: dict[str, set[str]] = {}
-    for t in triples:
-        out.setdefault(t.subject, {"name"}).add(normalise_property(t.property))
-    return out
 
 
 def default_demonstration(cfg: GenerateConfig) -> Demonstration:
@@ -82,14 +74,14 @@ class KalmaGenerator:
         return res.triples, info
 
     def answer(self, sample: Sample) -> dict[str, Any]:
-        from ..attribution.kg import parse_kg_answer
+        from ..attribution.kg import graph_from_triples, parse_kg_answer
 
         knowledge, retrieval = self.knowledge_for(sample)
         messages = self.prompt.messages(sample.question, knowledge)
         t0 = time.perf_counter()
         completion = self.backend.generate([messages], self.params)[0]
         seconds = time.perf_counter() - t0
-        parsed = parse_kg_answer(completion.text, graph_properties(knowledge))
+        parsed = parse_kg_answer(completion.text, graph_from_triples(knowledge))
         record: dict[str, Any] = sample.to_dict()
         record["knowledge"] = [t.to_dict() for t in knowledge]
         record.update(
