@@ -117,3 +117,14 @@ def test_openai_prefix_builds_a_backend_without_network(monkeypatch):
     assert b.base_url == "http://127.0.0.1:9/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://example.invalid:8000/v1")
     assert load_model("openai:m", cache=False).base_url == "http://example.invalid:8000/v1"
+
+
+def test_llamacpp_backend_without_llama_cpp_says_how_to_install(tmp_path, monkeypatch):
+    from vericite.errors import BackendError
+    from vericite.models.llamacpp import LlamaCppBackend
+
+    f = tmp_path / "m.gguf"
+    f.write_bytes(b"GGUF")
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
+    with pytest.raises(BackendError, match=r"needs llama-cpp-python==0.3.36.*make install"):
+        LlamaCppBackend(f)

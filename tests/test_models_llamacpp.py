@@ -185,3 +185,11 @@ def test_cached_embedded_backend(tmp_path):
     assert again.cached and again.text == a.text
     assert b.logprobs(["hello world"]) == b.logprobs(["hello world"])
     b.close()
+
+
+def test_unknown_option_is_refused():
+    require_llama()
+    from vericite.errors import BackendError
+
+    with pytest.raises(BackendError, match="unknown llama.cpp option 'n_ctxx' \\(did you mean 'n_ctx'\\?\\)"):
+        load_model("smollm2-135m", cache=False, n_ctxx=512)

@@ -17,6 +17,8 @@ What matters here (docs/models.md):
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import os
 import threading
 import time
@@ -126,6 +128,13 @@ class LlamaCppBackend:
         verbose: bool = False,
         **llama_kwargs: Any,
     ) -> None:
+        llama_cpp = _import_llama_cpp()  # fail now, with the install hint, rather than at the first call
+        known = set(inspect.signature(llama_cpp.Llama.__init__).parameters) - {"self", "kwargs", "model_path"}
+        unknown = sorted(set(llama_kwargs) - known)
+        if unknown:  # Llama() would silently ignore them
+            close = {u: difflib.get_close_matches(u, sorted(known | {"n_ctx", "n_threads", "reuse_prefix", "scorer_n_ctx"}), 1) for u in unknown}
+            hints = ", ".join(f"{u!r}" + (f" (did you mean {c[0]!r}?)" if c else "") for u, c in close.items())
+            raise BackendError(f"unknown llama.cpp option {hints}")
         self.model_path = Path(model_path)
         if not self.model_path.is_file():
             raise ModelUnavailableError(f"GGUF model file not found: {self.model_path}")

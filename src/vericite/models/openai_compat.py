@@ -73,7 +73,8 @@ class OpenAICompatBackend:
         self.name = name or f"openai:{model}"
         self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), transport=transport)
         self._server_model: str | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # identity resolution
+        self._count_lock = threading.Lock()
         self.requests = 0  # HTTP requests sent, retries included
         self.retries = 0
 
@@ -90,9 +91,9 @@ class OpenAICompatBackend:
         url = f"{self.base_url}/{path.lstrip('/')}"
         last = ""
         for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.retries += 1
-            self.requests += 1
+            with self._count_lock:
+                self.requests += 1
+                self.retries += 1 if attempt else 0
             wait = min(self.max_backoff, self.backoff * (2**attempt))
             try:
                 r = self._client.request(method, url, json=payload, headers=self._headers())
