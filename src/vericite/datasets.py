@@ -3,7 +3,9 @@ five questions), or any JSONL file of questions.
 
 JSONL format, one object per line: ``{"id", "question", "knowledge"?, "gold"?, "absent"?, "gold_entities"?}``,
 where knowledge/gold/absent are lists of ``{"subject", "subject_label"?, "property", "value"}``. A line that is
-not JSON or lacks a question is an error naming the file and line.
+not JSON or lacks a question is an error naming the file and line. A line may also carry ``question_general``
+(datasets built by ``vericite build biokalma``): read with ``phrasing="general"``, it is the question asked
+(``question`` otherwise; lines without it keep ``question`` in both phrasings).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from .types import Sample
 PHRASINGS = ("specific", "general")
 
 
-def read_samples_jsonl(path: str | Path) -> Iterator[Sample]:
+def read_samples_jsonl(path: str | Path, phrasing: str = "specific") -> Iterator[Sample]:
+    if phrasing not in PHRASINGS:
+        raise DataError(f"unknown phrasing {phrasing!r}: choose specific or general")
     p = Path(path)
     if not p.is_file():
         raise DataError(f"dataset file not found: {p}")
@@ -35,6 +39,8 @@ def read_samples_jsonl(path: str | Path) -> Iterator[Sample]:
                 raise DataError(f"{p}:{n}: not valid JSON ({e.msg})") from None
             if not isinstance(d, dict):
                 raise DataError(f"{p}:{n}: expected a JSON object")
+            if phrasing == "general" and isinstance(d.get("question_general"), str) and d["question_general"].strip():
+                d = {**d, "question": d["question_general"], "meta": {**(d.get("meta") or {}), "phrasing": "general"}}
             try:
                 s = Sample.from_dict(d)
             except (ValueError, KeyError, TypeError) as e:
@@ -71,5 +77,5 @@ registry.datasets.register("biokalma-gold", "vericite.bench.gold:dataset")  # ve
 def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
     """A registered dataset name, or a path to a JSONL file of questions."""
     if spec.endswith(".jsonl") or Path(spec).is_file():
-        return list(read_samples_jsonl(spec))
+        return list(read_samples_jsonl(spec, phrasing))
     return registry.datasets.get(spec)(phrasing=phrasing, path=path)

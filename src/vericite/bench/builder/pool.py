@@ -1,0 +1,410 @@
+"""The knowledge pool: people connected by a person-to-person relation, and what the graph says about them.
+
+KaLMA (App. A.1-A.2) starts from a human-annotated biographical relation database (pairs of people with their
+relation and a sentence) that is not available here. vericite instead selects the pairs from the graph itself:
+every edge ``A --relation--> B`` whose relation is a person-to-person relation (father, mother, child, spouse,
+sibling, student of, doctoral advisor, ...) is a candidate pair. The paper's rules are then applied:
+
+* **complete names** (A.1): both people's labels must have at least two words (a given name and a family
+  name); "Plato" or "Akhenaten" are dropped, like the paper's incomplete names;
+* **name disambiguation** (A.2): in BioKaLMA's released graphs (and any vericite-style graph) a relation's value
+  is a *label*, not an entity, so it is resolved to the entities of the graph carrying that label. One match:
+  resolved. Several: the one whose own relations point back at A's name is kept ("reverse edge"), else the pair is
+  dropped as ambiguous. In an RDF graph whose relation values are entities, the value's id is used directly;
+* **the edge agrees with the relation** (A.2): here the pair comes from the edge, so what is checked is that the
+  graph does not contradict it: B's edge back to A, if any, must be the inverse (A father B, B child A) and not the
+  same direction (B father A); a father must not be recorded as female nor a mother as male; a parent must be
+  born before the child (and a teacher is not checked).
+
+Every dropped candidate is counted under its reason. The knowledge pool of a pair is the one-hop subgraph of
+both people (A.2). Relation counts for the specificity score are taken over the whole graph (see ``scoring.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import pyoxigraph as ox
+
+from ...knowledge import terms as T
+from ...knowledge.store import OxigraphStore
+from ...types import Triple, normalise_property
+
+# Person-to-person relations (Wikidata labels as BioKaLMA writes them). ``cohabitant`` is BioKaLMA's label for
+# Wikidata's "unmarried partner".
+DEFAULT_RELATIONS: tuple[str, ...] = (
+    "father",
+    "mother",
+    "child",
+    "spouse",
+    "sibling",
+    "relative",
+    "cohabitant",
+    "unmarried partner",
+    "student of",
+    "student",
+    "doctoral advisor",
+    "doctoral student",
+    "professional or sports partner",
+)
+
+# (group, direction): in a directed group, "up" means B is the parent / teacher of A, "down" the reverse.
+# Relations of no group (spouse, sibling, ...) are symmetric.
+_ROLE: dict[str, tuple[str, str]] = {
+    "father": ("parent", "up"),
+    "mother": ("parent", "up"),
+    "child": ("parent", "down"),
+    "student of": ("teacher", "up"),
+    "doctoral advisor": ("teacher", "up"),
+    "student": ("teacher", "down"),
+    "doctoral student": ("teacher", "down"),
+}
+_SEX = {"father": "male", "mother": "female"}
+_SEX_PROPERTY = "sex or gender"
+_BIRTH = "date of birth"
+_HEX_GARBAGE = re.compile(r"[0-9a-f]{32}")  # some released BioKaLMA dates are md5 hashes, not dates
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
+
+# Relations never offered as knowledge to inject: the label itself, name parts (always mentioned with the name,
+# so the triple judge would pass trivially), and Wikidata bookkeeping that is not a fact about the person.
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    "name",
+    "also known as",
+    "given name",
+    "surname",
+    "family name",
+    "instance of",
+    "topic's main category",
+    "topic's main infobox",
+    "described by source",
+)
+
+
+def is_complete_name(label: str) -> bool:
+    """A complete name has at least two words (A.1: "at least a family name and a surname")."""
+    return len(_WORD.findall(label or "")) >= 2
+
+
+def is_malformed_value(value: str) -> bool:
+    return bool(_HEX_GARBAGE.fullmatch(value.strip().lower()))
+
+
+def birth_year(value: str) -> int | None:
+    """The year of an ISO-like date (``1871-11-01``, ``-0550-01-01`` for 551 BC), else None."""
+    m = re.fullmatch(r"\s*(-?)(\d{1,4})(?:-\d\d(?:-\d\d)?)?(?:T.*)?\s*", value or "")
+    if not m:
+        return None
+    y = int(m.group(2))
+    return -y if m.group(1) else y
+
+
+@dataclass(frozen=True)
+class PersonPair:
+    """Two people and the edge that connects them (``edge`` = (a, relation, b's name))."""
+
+    a: str
+    b: str
+    relation: str
+    a_label: str
+    b_label: str
+    edge: Triple
+    reverse: Triple | None = None  # b's edge back to a, when the graph has one
+    resolved_by: str = "unique label"  # "entity id" | "unique label" | "reverse edge"
+
+    @property
+    def id(self) -> str:
+        return "-".join(sorted((self.a, self.b)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "relation": self.relation,
+            "a_label": self.a_label,
+            "b_label": self.b_label,
+            "edge": self.edge.to_dict(),
+            "reverse": self.reverse.to_dict() if self.reverse else None,
+            "resolved_by": self.resolved_by,
+        }
+
+
+@dataclass
+class PairSelection:
+    pairs: list[PersonPair]
+    dropped: Counter = field(default_factory=Counter)  # reason -> candidate edges dropped
+    candidate_edges: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"candidate_edges": self.candidate_edges, "pairs": len(self.pairs), "dropped": dict(sorted(self.dropped.items()))}
+
+
+@dataclass(frozen=True)
+class Edge:
+    subject: str
+    relation: str
+    value: str  # the value as text (a label)
+    target: str | None = None  # the value's entity id when the graph stores an entity, not a label
+
+
+class GraphPool:
+    """The graph a dataset is built from: an :class:`OxigraphStore` (on disk, or in memory for a file).
+
+    ``edges(relations)`` lists person-to-person edges; ``one_hop(id)`` the facts of an entity (cached);
+    ``ids_for(label)`` the entities with that label; ``relation_counts()`` Count_r and N over the whole graph."""
+
+    def __init__(self, store: OxigraphStore, source: str) -> None:
+        self.store = store
+        self.source = source
+        self._hop: dict[str, list[Triple]] = {}
+        self._plabels: dict[str, str] = {}
+        self._counts: tuple[Counter, int] | None = None
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> "GraphPool":
+        """A graph file in memory: BioKaLMA question graphs (.json), vericite JSONL, N-Triples or Turtle."""
+        from ...knowledge.loaders import load_into_store
+
+        p = Path(path)
+        store = OxigraphStore()
+        load_into_store(p, store)
+        return cls(store, str(p))
+
+    @classmethod
+    def from_store(cls, path: str | os.PathLike[str]) -> "GraphPool":
+        from ...knowledge.store import open_store
+
+        return cls(open_store(path), f"store:{path}")
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ------------------------------------------------------------------ reading
+
+    def one_hop(self, entity_id: str) -> list[Triple]:
+        hop = self._hop.get(entity_id)
+        if hop is None:
+            if len(self._hop) > 50_000:
+                self._hop.clear()
+            hop = self._hop[entity_id] = self.store.one_hop(entity_id)
+        return hop
+
+    def label(self, entity_id: str) -> str:
+        for t in self.one_hop(entity_id):
+            if t.property == T.NAME:
+                return t.subject_label or t.value
+        hop = self.one_hop(entity_id)
+        return hop[0].subject_label if hop else ""
+
+    def ids_for(self, label: str) -> list[str]:
+        return [e.id for e in self.store.find_entities(label, limit=50)]
+
+    def _predicate_label(self, iri: str) -> str:
+        got = self._plabels.get(iri)
+        if got is not None:
+            return got
+        if T.skip_predicate(iri) or iri.startswith(T.VERICITE + "index:"):
+            label = ""
+        elif iri.startswith(T.PROPERTY_NS) or iri in (T.RDFS_LABEL, T.SKOS_ALT_LABEL) or iri in T.TYPE_PREDICATES:
+            label = T.default_property_label(iri)
+        else:
+            label = ""
+            for node in filter(None, (iri, T.wikidata_property_entity(iri))):
+                lits = [q.object for q in self.store.store.quads_for_pattern(ox.NamedNode(node), T.RDFS_LABEL_NODE, None, T.DEFAULT_GRAPH)]
+                picked = T.pick_label([x for x in lits if isinstance(x, ox.Literal)], self.store.lang)
+                if picked:
+                    label = normalise_property(picked)
+                    break
+            label = label or T.default_property_label(iri)
+        self._plabels[iri] = label
+        return label
+
+    def _predicate_counts(self) -> Iterator[tuple[str, int]]:
+        """(predicate IRI, triples) over entity subjects (property descriptions are not facts)."""
+        query = (
+            "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o "
+            f'FILTER(!STRSTARTS(STR(?s), "{T.PROPERTY_NS}")) }} GROUP BY ?p'
+        )
+        for sol in self.store.store.query(query):  # type: ignore[union-attr]
+            yield sol["p"].value, int(sol["n"].value)
+
+    def relation_counts(self) -> tuple[Counter, int]:
+        """``(Count_r by property label, N)``: how many triples of the whole graph have property r, and how many
+        triples it has in all, not counting entity labels (``name``), aliases and bookkeeping predicates. Counted
+        per stored triple (an RDF graph's labels in other languages count too; vericite-style graphs hold one)."""
+        if self._counts is None:
+            counts: Counter = Counter()
+            for iri, n in self._predicate_counts():
+                label = self._predicate_label(iri)
+                if label and label not in (T.NAME, T.ALIAS):
+                    counts[label] += n
+            self._counts = (counts, sum(counts.values()))
+        return self._counts
+
+    def edges(self, relations: Sequence[str]) -> Iterator[Edge]:
+        """Every edge whose property is one of ``relations``, in a stable order (by relation, subject, value)."""
+        wanted = {normalise_property(r) for r in relations}
+        preds = []
+        for iri, _n in self._predicate_counts():
+            label = self._predicate_label(iri)
+            if label in wanted:
+                preds.append((label, iri))
+        rows: list[Edge] = []
+        for label, iri in preds:
+            for q in self.store.store.quads_for_pattern(None, ox.NamedNode(iri), None, T.DEFAULT_GRAPH):
+                if isinstance(q.subject, ox.BlankNode):
+                    continue
+                sid = T.node_id(q.subject)
+                o = q.object
+                if isinstance(o, ox.Literal):
+                    if o.language is not None and not T.literal_in_lang(o, self.store.lang):
+                        continue
+                    rows.append(Edge(sid, label, o.value.strip()))
+                elif isinstance(o, ox.NamedNode):
+                    tid = T.node_id(o)
+                    rows.append(Edge(sid, label, self.label(tid) or T.local_name(o.value), tid))
+        order = {normalise_property(r): i for i, r in enumerate(relations)}
+        rows.sort(key=lambda e: (order.get(e.relation, 99), e.subject, e.value))
+        return iter(rows)
+
+
+# ---------------------------------------------------------------------------------------------- selection
+
+
+def _values(hop: Iterable[Triple], prop: str) -> list[str]:
+    return [t.value for t in hop if t.property == prop]
+
+
+def _points_back(hop: Iterable[Triple], relations: set[str], a_label: str) -> list[Triple]:
+    key = T.label_key(a_label)
+    return [t for t in hop if t.property in relations and T.label_key(t.value) == key]
+
+
+def _contradiction(pair_rel: str, a_hop: list[Triple], b_hop: list[Triple], back: list[Triple]) -> str | None:
+    """Why the graph contradicts ``A --pair_rel--> B``, or None."""
+    role = _ROLE.get(pair_rel)
+    for t in back:
+        other = _ROLE.get(t.property)
+        if role and other and role[0] == other[0] and role[1] == other[1]:
+            return "edge_contradicts_relation"  # e.g. A father B and B father A
+    sex = _SEX.get(pair_rel)
+    if sex:
+        given = {v.strip().lower() for v in _values(b_hop, _SEX_PROPERTY)}
+        if given and sex not in given:
+            return "sex_contradicts_relation"
+    if role and role[0] == "parent":
+        ya = next((y for y in map(birth_year, _values(a_hop, _BIRTH)) if y is not None), None)
+        yb = next((y for y in map(birth_year, _values(b_hop, _BIRTH)) if y is not None), None)
+        if ya is not None and yb is not None:
+            parent_first = yb < ya if role[1] == "up" else ya < yb
+            if not parent_first:
+                return "dates_contradict_relation"
+    return None
+
+
+def select_pairs(
+    pool: GraphPool,
+    relations: Sequence[str] = DEFAULT_RELATIONS,
+    *,
+    exclude: Sequence[str] = DEFAULT_EXCLUDE,
+    min_candidates: int = 1,
+) -> PairSelection:
+    """The eligible pairs of ``pool``, one per unordered pair of people (the first edge in relation order wins),
+    and the count of every candidate edge dropped, by reason. ``min_candidates``: a pair whose pool holds fewer
+    injectable triples (after ``exclude``) than this is dropped as ``not_enough_knowledge``."""
+    rels = {normalise_property(r) for r in relations}
+    excluded = {normalise_property(r) for r in exclude}
+    sel = PairSelection([])
+    seen: set[str] = set()
+    for e in pool.edges(relations):
+        sel.candidate_edges += 1
+        a_hop = pool.one_hop(e.subject)
+        a_label = pool.label(e.subject)
+        if not is_complete_name(a_label):
+            sel.dropped["incomplete_name_subject"] += 1
+            continue
+        if not is_complete_name(e.value):
+            sel.dropped["incomplete_name_value"] += 1
+            continue
+        resolved_by = "entity id"
+        if e.target is not None:
+            ids = [e.target]
+        else:
+            ids = [i for i in pool.ids_for(e.value) if i != e.subject]
+            resolved_by = "unique label"
+        if not ids:
+            sel.dropped["value_not_in_graph" if not pool.ids_for(e.value) else "self_loop"] += 1
+            continue
+        back_by_id = {i: _points_back(pool.one_hop(i), rels, a_label) for i in ids}
+        if len(ids) > 1:
+            confirmed = [i for i in ids if back_by_id[i]]
+            if len(confirmed) != 1:
+                sel.dropped["ambiguous_name"] += 1
+                continue
+            ids, resolved_by = confirmed, "reverse edge"
+        b = ids[0]
+        if b == e.subject:
+            sel.dropped["self_loop"] += 1
+            continue
+        b_hop = pool.one_hop(b)
+        if not b_hop:
+            sel.dropped["value_not_in_graph"] += 1
+            continue
+        b_label = pool.label(b)
+        if not is_complete_name(b_label):
+            sel.dropped["incomplete_name_value"] += 1
+            continue
+        types = {v.lower() for v in _values(b_hop, T.INSTANCE_OF)}
+        if types and "human" not in types:
+            sel.dropped["value_not_a_person"] += 1
+            continue
+        back = back_by_id.get(b, [])
+        why = _contradiction(e.relation, a_hop, b_hop, back)
+        if why:
+            sel.dropped[why] += 1
+            continue
+        edge = next((t for t in a_hop if t.property == e.relation and T.label_key(t.value) == T.label_key(e.value)), None)
+        if edge is None:  # an entity-valued RDF edge: one_hop shows the value's label
+            edge = Triple(e.subject, e.relation, e.value, a_label)
+        pair = PersonPair(e.subject, b, e.relation, a_label, b_label, edge, back[0] if back else None, resolved_by)
+        if pair.id in seen:
+            sel.dropped["duplicate_pair"] += 1
+            continue
+        injectable = [t for t in a_hop + b_hop if t.property not in excluded and not is_malformed_value(t.value)]
+        if len(injectable) - 1 - (1 if back else 0) < min_candidates:
+            sel.dropped["not_enough_knowledge"] += 1
+            continue
+        seen.add(pair.id)
+        sel.pairs.append(pair)
+    return sel
+
+
+def pair_knowledge(pool: GraphPool, pair: PersonPair) -> list[Triple]:
+    """The knowledge pool of a pair (A.2): both people's one-hop subgraphs, A's first, duplicates removed."""
+    out: list[Triple] = []
+    seen: set[tuple[str, str, str]] = set()
+    for t in pool.one_hop(pair.a) + pool.one_hop(pair.b):
+        if t.key not in seen:
+            seen.add(t.key)
+            out.append(t)
+    return out
+
+
+__all__ = [
+    "DEFAULT_EXCLUDE",
+    "DEFAULT_RELATIONS",
+    "Edge",
+    "GraphPool",
+    "PairSelection",
+    "PersonPair",
+    "birth_year",
+    "is_complete_name",
+    "pair_knowledge",
+    "select_pairs",
+]

@@ -1,0 +1,139 @@
+"""``vericite build``: make KaLMA-style datasets with minimum knowledge sets, describe them, rate them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+
+@click.group()
+def build() -> None:
+    """Build attribution benchmarks from a knowledge graph (KaLMA's evolutionary question generation)."""
+
+
+@build.command("biokalma")
+@click.option("--pool", help="graph file to build from: BioKaLMA question graphs (.json), .jsonl, .nt or .ttl")
+@click.option("--store", help="or an on-disk graph store (see `vericite kg load`)")
+@click.option("--out", "-o", required=True, help="dataset file to write (.jsonl); NAME.md, NAME.log.json, NAME.skipped.jsonl beside it")
+@click.option("--n", "n", type=int, default=100, show_default=True, help="entries to build")
+@click.option("--iterations", type=int, default=5, show_default=True, help="rounds of paragraph growth (round 1 = the first sentence)")
+@click.option("--alpha", type=float, default=0.5, show_default=True, help="weight of specificity against coherence (Eq. 1)")
+@click.option("--model", "-m", default="qwen2.5-coder-1.5b", show_default=True, help="model that writes sentences and questions")
+@click.option("--scorer", help="model whose log-probabilities give the perplexities [default: --model]")
+@click.option("--scoring", type=click.Choice(["auto", "prefix", "batch", "single"]), default="auto", show_default=True, help="how candidates are scored: shared-prefix, one batched call, or one call each")
+@click.option("--relation", "relations", multiple=True, help="person-to-person relation to pair people by (repeatable) [default: father, mother, child, spouse, sibling, ...]")
+@click.option("--count-scope", type=click.Choice(["graph", "pool"]), default="graph", show_default=True, help="count Count_r and N over the whole graph or the pair's pool")
+@click.option("--min-gold", type=int, default=3, show_default=True, help="fewest triples a minimum knowledge set may have")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]")
+@click.option("--base-url", help="OpenAI-compatible server URL (for openai:<model>)")
+@click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache")
+@click.option("--resume", is_flag=True, help="continue an interrupted build")
+@click.option("--verbose", "-v", is_flag=True, help="print each entry and each skip as it happens")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: bool, quiet: bool, **opts: Any) -> None:
+    """Evolutionary question generation with minimum knowledge sets (KaLMA App. A)."""
+    from pydantic import ValidationError
+
+    from ..bench.builder.build import BuildConfig, build_dataset, side_paths
+    from ..errors import VericiteError
+
+    fields: dict[str, Any] = {k: v for k, v in opts.items() if v is not None}
+    if relations:
+        fields["relations"] = list(relations)
+    fields["cache"] = not no_cache
+    try:
+        cfg = BuildConfig(**fields)
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise VericiteError(f"invalid option --{'.'.join(str(x) for x in first['loc']).replace('_', '-')}: {first['msg']}") from None
+    echo = (lambda m: click.echo(m, err=True)) if verbose else None
+    log = build_dataset(cfg, resume=resume, progress=not quiet, echo=echo)
+    paths = side_paths(cfg.out)
+    click.echo(f"{log['entries']} entries in {cfg.out} ({log['status']}); {log['pairs_tried']} pairs tried of {log['pair_selection']['pairs']} eligible")
+    if log.get("skipped"):
+        click.echo("skipped pairs: " + ", ".join(f"{k} {v}" for k, v in log["skipped"].items()))
+    if log.get("events"):
+        click.echo("events: " + ", ".join(f"{k} {v}" for k, v in log["events"].items()))
+    dropped = log["pair_selection"].get("dropped") or {}
+    if dropped:
+        click.echo("pair selection dropped: " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
+    t = log.get("timing", {})
+    if t.get("median_total_s") is not None:
+        click.echo(
+            f"median per entry {t['median_total_s']} s: first sentence {t['median_first_s']}, scoring {t['median_scoring_s']},"
+            f" extension {t['median_extension_s']}, questions {t['median_questions_s']}"
+        )
+    click.echo(f"card: {paths['card']}   log: {paths['log']}")
+
+
+@build.command("stats")
+@click.argument("dataset", type=click.Path(dir_okay=False))
+@click.option("--pool", help="graph file to check every minimum-set triple against")
+@click.option("--store", help="or a graph store to check against")
+@click.option("--json", "as_json", is_flag=True, help="print the statistics as JSON")
+def stats(dataset: str, pool: str | None, store: str | None, as_json: bool) -> None:
+    """Statistics of a built dataset (KaLMA §2.3) and its quality checks."""
+    import json
+
+    from ..bench.builder.card import check_entries, dataset_stats, format_stats, read_entries
+    from ..bench.builder.pool import GraphPool
+
+    entries = read_entries(dataset)
+    graph = GraphPool.from_file(pool) if pool else GraphPool.from_store(store) if store else None
+    try:
+        s = dataset_stats(entries)
+        chk = check_entries(entries, graph)
+    finally:
+        if graph is not None:
+            graph.close()
+    if as_json:
+        click.echo(json.dumps({"stats": s, "checks": chk}, indent=2, ensure_ascii=False))
+        return
+    for line in format_stats(s):
+        click.echo(line)
+    where = " (minimum sets checked against the graph)" if chk["checked_against_graph"] else ""
+    if chk["ok"]:
+        click.echo(f"checks: all pass{where}")
+    else:
+        click.echo(f"checks: {chk['n_problems']} problems{where}")
+        for p in chk["problems"][:20]:
+            click.echo(f"  {p}")
+        raise SystemExit(1)
+
+
+@build.command("export-annotation")
+@click.argument("dataset", type=click.Path(dir_okay=False))
+@click.option("--sample", type=int, default=50, show_default=True, help="entries to sample (each gives a general and a specific row)")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", "-o", required=True, help="CSV file to write")
+def export_annotation_cmd(dataset: str, sample: int, seed: int, out: str) -> None:
+    """Write a random sample for human rating on KaLMA's four criteria (Table 2)."""
+    from ..bench.builder.annotation import export_annotation
+    from ..bench.builder.card import read_entries
+    from ..errors import VericiteError
+
+    if sample < 1:
+        raise VericiteError("--sample must be at least 1")
+    n = export_annotation(read_entries(dataset), out, sample=sample, seed=seed)
+    click.echo(f"{n} rows ({n // 2} entries x general/specific) in {out}")
+    click.echo("fill in: authenticity 0/1, relevance 0/1, naturalness 1-5, significance 1-5 (blank = not rated)")
+
+
+@build.command("import-annotation")
+@click.argument("csv_file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="print the means as JSON")
+def import_annotation_cmd(csv_file: str, as_json: bool) -> None:
+    """Validate rated annotations and print KaLMA's Table 2 (means per criterion and phrasing)."""
+    import json
+
+    from ..bench.builder.annotation import import_annotation, table2
+
+    result = import_annotation(csv_file)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    for line in table2(result):
+        click.echo(line)
+    click.echo(f"{result['rows']} rows; {result['unrated']} cells not rated")
