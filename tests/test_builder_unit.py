@@ -92,7 +92,7 @@ def pool_file(tmp_path: Path) -> Path:
 _KNOW = re.compile(r"\{qid: ([^,]+), name: ([^,}]+), ([^:]+): ([^}]+)\}")
 
 
-def writer(*, bad_props: tuple[str, ...] = (), code_props: tuple[str, ...] = (), no_question: bool = False):
+def writer(*, bad_props: tuple[str, ...] = (), code_props: tuple[str, ...] = (), no_question: bool = False, grow: bool = False):
     """Replies like a cooperative model: a sentence stating the first triple of the knowledge given, and a question
     naming the people. ``bad_props``: extension replies for these properties miss the value; ``code_props``: they
     are code; ``no_question``: questions come without a question mark."""
@@ -114,6 +114,9 @@ def writer(*, bad_props: tuple[str, ...] = (), code_props: tuple[str, ...] = (),
             return "```python\nprint('hello')\n```"
         if prop in bad_props:
             return f"{name} had a long and interesting life."
+        if grow and user.startswith("answer: "):  # the last sentence of the paragraph, grown by the new fact
+            last = user[len("answer: "):].split("\n")[0].rstrip(".").split(". ")[-1]
+            return f"{last}, and {name}'s {prop} is {value}."
         return f"{name}'s {prop} is {value}."
 
     return reply
@@ -290,6 +293,16 @@ def test_unsupported_extension_is_retried_then_skipped(pool_file: Path, tmp_path
     assert r2["chosen"]["property"] != FIRST_PICK
     assert FIRST_PICK not in {t["property"] for t in e["gold"]}
     assert log["events"]["extension_unsupported"] == 2 and log["events"]["triple_skipped"] == 1
+
+
+def test_a_sentence_that_rewrites_the_last_one_replaces_it(pool_file: Path, tmp_path: Path):
+    out = tmp_path / "ds.jsonl"
+    log = build_dataset(cfg(pool_file, out, n=1), progress=False, generator=fake(grow=True))
+    e = json.loads(out.read_text().splitlines()[0])
+    assert log["events"]["sentence_rewritten"] == 2
+    assert e["trace"][2]["replaces"] == e["trace"][1]["sentence"]
+    assert e["paragraph"] == e["trace"][2]["sentence"]  # one sentence holding all four triples, not three repeats
+    assert len(e["gold"]) == 4 and e["paragraph_cited"].count("[Q") == 4
 
 
 def test_reply_that_ignores_the_format(pool_file: Path, tmp_path: Path):

@@ -10,7 +10,8 @@ call; the best is given to the LLM with Table 10's instruction and demonstration
 it (triple judge: the value is mentioned) and refer to its subject (a word of the name, or a pronoun). A reply that does not, or that ignores the format (no sentence, a
 question, code), is retried once with another seed at temperature 0.7; then that triple is skipped and the next
 best is tried (``candidates_per_round``); a round with no accepted sentence is logged and the next round starts.
-Only the chosen triple of a round joins the minimum set (the paper: "all injected knowledge"); other pool triples
+A new sentence that rewrites an earlier one (holds 80 % of its words and states all its triples) takes its
+place instead of repeating it (``_absorbed``). Only the chosen triple of a round joins the minimum set (the paper: "all injected knowledge"); other pool triples
 the sentence happens to state are listed in the trace (``also_states``).
 
 Questions (Tables 11-12): one general and one specific question from the final paragraph, each read up to its
@@ -132,6 +133,24 @@ class EntryBuilder:
             [JudgePair(sentence, f"{t.property}: {t.value}", t, tuple(n for n in names if n))]
         )[0]
         return j.label == SUPPORTS, j.raw
+
+    def _absorbed(self, new: str, sentences: list[tuple[str, list[Triple]]], labels: dict[str, str]) -> int | None:
+        """The index of the latest paragraph sentence that ``new`` rewrites, or None.
+
+        The embedded model often answers with the previous sentence grown by the new fact ("Lady Liu was the wife
+        of Cao Cao, who was born in Luoyang County."). Appending it would repeat the paragraph; the paper's own
+        rounds edit the paragraph too (Table 18, round 2). So when ``new`` holds at least 80 % of an earlier
+        sentence's words *and* states every triple of that sentence (triple judge), it takes that sentence's
+        place; the minimum set is unchanged."""
+        words = set(fold_text(new).split())
+        for i in range(len(sentences) - 1, -1, -1):
+            old, triples = sentences[i]
+            ow = set(fold_text(old).split())
+            if not ow or len(ow & words) / len(ow) < 0.8:
+                continue
+            if all(self._supports(new, t, [labels.get(t.subject, "")])[0] for t in triples):
+                return i
+        return None
 
     def _injectable(self, knowledge: Sequence[Triple]) -> list[Triple]:
         return [t for t in knowledge if normalise_property(t.property) not in self.excluded and not is_malformed_value(t.value)]
@@ -261,7 +280,14 @@ class EntryBuilder:
                 continue
             used.add(chosen.key)
             gold.append(chosen)
-            sentences.append((new, [chosen]))
+            replaced = self._absorbed(new, sentences, labels)
+            if replaced is not None:
+                old, old_triples = sentences.pop(replaced)
+                sentences.insert(replaced, (new, old_triples + [chosen]))
+                record["replaces"] = old
+                events["sentence_rewritten"] += 1
+            else:
+                sentences.append((new, [chosen]))
             also = [
                 x.to_dict()
                 for x in injectable
