@@ -128,3 +128,26 @@ def test_llamacpp_backend_without_llama_cpp_says_how_to_install(tmp_path, monkey
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now raises ImportError
     with pytest.raises(BackendError, match=r"needs llama-cpp-python==0.3.36.*make install"):
         LlamaCppBackend(f)
+
+
+def test_local_weights_are_loaded_once_per_process(monkeypatch, tmp_path):
+    """load_model shares one instance of local weights between its callers (generation, judges, G-Eval)."""
+    from vericite import models, registry
+
+    made = []
+
+    class Dummy:
+        def __init__(self, path, **kw):
+            made.append((path, kw))
+
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    monkeypatch.setattr(models, "_LOCAL", {})
+    registry.backends.register("llamacpp", Dummy, replace=True)
+    try:
+        a = models.load_model(f"llamacpp:{gguf}", cache=False)
+        b = models.load_model(f"llamacpp:{gguf}", cache=False)
+        c = models.load_model(f"llamacpp:{gguf}", threads=1, cache=False)
+    finally:
+        registry.backends.register("llamacpp", "vericite.models.llamacpp:LlamaCppBackend", replace=True)
+    assert a is b and c is not a and len(made) == 2

@@ -21,6 +21,24 @@ from ..errors import ModelUnavailableError
 
 __all__ = ["load_model", "split_name"]
 
+# Local weights are loaded once per process: generation, the LLM judge and G-Eval asking for the same model
+# share one instance (and its memory) instead of loading it again.
+_LOCAL: dict[tuple[Any, ...], Any] = {}
+
+
+def _local(factory: Any, path: Path, threads: int | None, opts: dict[str, Any], **kw: Any) -> Any:
+    try:
+        key: tuple[Any, ...] | None = (str(path), threads, tuple(sorted(opts.items())), tuple(sorted(kw.items())))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in _LOCAL:
+        return _LOCAL[key]
+    backend = factory(str(path), n_threads=threads, **kw, **opts)
+    if key is not None:
+        _LOCAL[key] = backend
+    return backend
+
 
 def split_name(name: str) -> tuple[str | None, str]:
     """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``; a registered model name -> ``(None, name)``.
@@ -56,7 +74,7 @@ def load_model(
         spec = get_spec(name)  # UnknownNameError with did-you-mean
         factory = registry.backends.get(spec.backend)
         path = model_path(spec)
-        backend = factory(str(path), name=spec.name, sha256=spec.sha256, n_threads=threads, **opts)
+        backend = _local(factory, path, threads, opts, name=spec.name, sha256=spec.sha256)
     else:
         factory = registry.backends.get(backend_name)  # did-you-mean over backends
         if backend_name == "llamacpp":
@@ -65,7 +83,7 @@ def load_model(
             path = Path(arg).expanduser()
             if not path.is_file():
                 raise ModelUnavailableError(f"GGUF model file not found: {path}")
-            backend = factory(str(path), name=name, n_threads=threads, **opts)
+            backend = _local(factory, path, threads, opts, name=name)
         elif backend_name == "openai":
             backend = factory(arg, base_url, name=name, **opts)
         elif backend_name == "fake":
