@@ -63,6 +63,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--modes", default="single,batch,prefix")
+    ap.add_argument("--max-candidates", type=int, default=0, help="score only the first N candidates of a round (0: all)")
     args = ap.parse_args()
     entries = [json.loads(x) for x in Path(args.dataset).read_text(encoding="utf-8").splitlines() if x.strip()]
     print("## time per entry (from the build)")
@@ -73,6 +74,8 @@ def main() -> None:
     model = load_model(args.scorer, threads=args.threads, cache=False)
     model.logprobs(["warm up the scorer"])
     rounds = rounds_of(entries, args.rounds)
+    if args.max_candidates:
+        rounds = [(p, c[: args.max_candidates]) for p, c in rounds]
     modes = args.modes.split(",")
     secs: dict[str, list[float]] = {m: [] for m in modes}
     agree = []

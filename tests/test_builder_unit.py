@@ -399,8 +399,10 @@ def test_cli_build_stats_export_import(pool_file: Path, tmp_path: Path, monkeypa
     assert r.exit_code != 0 and "--resume" in r.output
     r = runner.invoke(cli, ["build", "biokalma", "--pool", str(pool_file), "--out", str(tmp_path / "x.jsonl"), "--alpha", "2", "-q"])
     assert r.exit_code != 0 and "alpha" in r.output and "Traceback" not in r.output
-    r = runner.invoke(cli, ["build", "stats", str(out), "--pool", str(pool_file)])
+    side_paths(out)["card"].unlink()
+    r = runner.invoke(cli, ["build", "stats", str(out), "--pool", str(pool_file), "--card"])
     assert r.exit_code == 0, r.output
+    assert "| entries | 2 |" in side_paths(out)["card"].read_text()
     assert "entries: 2" in r.output and "checks: all pass (minimum sets checked against the graph)" in r.output
     csv_path = tmp_path / "a.csv"
     r = runner.invoke(cli, ["build", "export-annotation", str(out), "--sample", "5", "--out", str(csv_path)])
@@ -436,3 +438,51 @@ def test_built_dataset_runs_through_generate_and_evaluate(pool_file: Path, tmp_p
     asked = [json.loads(x)["question"] for x in (tmp_path / "gen" / "level-base" / "samples.jsonl").read_text().splitlines()]
     built = [json.loads(x)["question_general"] for x in out.read_text().splitlines()]
     assert sorted(asked) == sorted(built)
+
+
+# ---------------------------------------------------------------------------------------------- other graphs
+
+
+def test_build_from_an_on_disk_store(pool_file: Path, tmp_path: Path):
+    from vericite.knowledge.loaders import load_into_store
+    from vericite.knowledge.store import OxigraphStore
+
+    store_dir = tmp_path / "store"
+    with OxigraphStore(store_dir) as st:
+        load_into_store(pool_file, st)
+    out = tmp_path / "ds.jsonl"
+    log = build_dataset(BuildConfig(store=str(store_dir), out=str(out), n=2, iterations=3, model="fake", min_gold=2), progress=False, generator=fake())
+    assert log["entries"] == 2 and log["graph"]["source"] == f"store:{store_dir}"
+    with pytest.raises(VericiteError, match="--pool FILE or --store DIR"):
+        build_dataset(BuildConfig(out=str(tmp_path / "x.jsonl"), model="fake"), progress=False, generator=fake())
+
+
+WD = "http://www.wikidata.org/entity/"
+WDT = "http://www.wikidata.org/prop/direct/"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+
+def test_rdf_graph_with_entity_valued_relations(tmp_path: Path):
+    """Wikidata-style RDF: the father is an entity, so a homonym cannot confuse the pair."""
+    lines = [
+        f'<{WD}P22> <{LABEL}> "father"@en .',
+        f'<{WD}P106> <{LABEL}> "occupation"@en .',
+        f'<{WD}P19> <{LABEL}> "place of birth"@en .',
+        f'<{WD}Q1> <{LABEL}> "John Smith"@en .',
+        f'<{WD}Q1> <{WDT}P22> <{WD}Q2> .',
+        f'<{WD}Q1> <{WDT}P106> "painter" .',
+        f'<{WD}Q1> <{WDT}P19> "Leeds" .',
+        f'<{WD}Q2> <{LABEL}> "Robert Smith"@en .',
+        f'<{WD}Q2> <{WDT}P106> "sculptor" .',
+        f'<{WD}Q2> <{WDT}P19> "York" .',
+        f'<{WD}Q3> <{LABEL}> "Robert Smith"@en .',  # a homonym with no relation to John
+        f'<{WD}Q3> <{WDT}P106> "footballer" .',
+    ]
+    nt = tmp_path / "g.nt"
+    nt.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    pool = GraphPool.from_file(nt)
+    sel = select_pairs(pool, min_candidates=2)
+    assert [(p.a, p.relation, p.b, p.resolved_by) for p in sel.pairs] == [("Q1", "father", "Q2", "entity id")]
+    counts, n = pool.relation_counts()
+    assert counts == Counter({"occupation": 3, "place of birth": 2, "father": 1}) and n == 6
+    pool.close()

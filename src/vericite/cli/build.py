@@ -73,9 +73,13 @@ def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: 
 @click.option("--pool", help="graph file to check every minimum-set triple against")
 @click.option("--store", help="or a graph store to check against")
 @click.option("--json", "as_json", is_flag=True, help="print the statistics as JSON")
-def stats(dataset: str, pool: str | None, store: str | None, as_json: bool) -> None:
+@click.option("--card", "write_card_too", is_flag=True, help="(re)write the dataset card NAME.md from the file and NAME.log.json")
+def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, write_card_too: bool) -> None:
     """Statistics of a built dataset (KaLMA §2.3) and its quality checks."""
     import json
+
+    from ..bench.builder.build import side_paths
+    from ..bench.builder.card import write_card
 
     from ..bench.builder.card import check_entries, dataset_stats, format_stats, read_entries
     from ..bench.builder.pool import GraphPool
@@ -88,6 +92,13 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool) -> N
     finally:
         if graph is not None:
             graph.close()
+    if write_card_too:
+        paths = side_paths(dataset)
+        try:
+            log = json.loads(paths["log"].read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            log = {}
+        click.echo(f"card: {write_card(paths['card'], entries, log)}", err=True)
     if as_json:
         click.echo(json.dumps({"stats": s, "checks": chk}, indent=2, ensure_ascii=False))
         return
