@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import statistics
 import time
 from collections import Counter
 from pathlib import Path
@@ -29,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import DataError, VericiteError
 from ...runs.rundir import _cut_partial_line, read_jsonl, write_json_atomic
+from .card import timing_summary
 from .evolve import BUILDER_VERSION, EntryBuilder, EvolveOptions
 from .pool import DEFAULT_EXCLUDE, DEFAULT_RELATIONS, GraphPool, pair_knowledge, select_pairs
 from .prompts import load_demonstrations
@@ -88,10 +88,6 @@ def open_pool(cfg: BuildConfig) -> GraphPool:
     if bool(cfg.pool) == bool(cfg.store):
         raise VericiteError("give the graph to build from: --pool FILE or --store DIR (one of them)")
     return GraphPool.from_file(cfg.pool) if cfg.pool else GraphPool.from_store(cfg.store)  # type: ignore[arg-type]
-
-
-def _median(xs: list[float]) -> float | None:
-    return round(statistics.median(xs), 3) if xs else None
 
 
 def build_dataset(
@@ -191,7 +187,6 @@ def build_dataset(
             for k, r in skipped_records.items():
                 if k in skipped:
                     events.update(r.get("events", {}))
-            timings = [e.get("meta", {}).get("timing", {}) for e in entries]
             log.clear()
             log.update(
                 {
@@ -208,18 +203,7 @@ def build_dataset(
                     "events": dict(sorted(events.items())),
                     "models": {"generator": meta["model"], "scorer": meta["scorer"], "scoring_mode": scorer.mode},
                     "demonstrations": demos.source,
-                    "timing": {
-                        "setup_s": round(setup_s, 3),
-                        "entries_timed": len(timings),
-                        **{
-                            f"median_{k}": _median([float(t[k]) for t in timings if k in t])
-                            for k in ("total_s", "first_s", "scoring_s", "extension_s", "questions_s")
-                        },
-                        **{
-                            f"sum_{k}": round(sum(float(t.get(k, 0)) for t in timings), 1)
-                            for k in ("total_s", "first_s", "scoring_s", "extension_s", "questions_s")
-                        },
-                    },
+                    "timing": {"setup_s": round(setup_s, 3), **timing_summary(entries)},
                     "resumed": list(previous.get("resumed", [])) + ([time.strftime("%Y-%m-%dT%H:%M:%S")] if previous else []),
                 }
             )
