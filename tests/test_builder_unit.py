@@ -486,3 +486,21 @@ def test_rdf_graph_with_entity_valued_relations(tmp_path: Path):
     counts, n = pool.relation_counts()
     assert counts == Counter({"occupation": 3, "place of birth": 2, "father": 1}) and n == 6
     pool.close()
+
+
+def test_a_failing_model_stops_the_build_after_three_pairs(pool_file: Path, tmp_path: Path):
+    from vericite.errors import BackendError
+
+    class Down(FakeBackend):
+        def generate(self, prompts, params):
+            raise BackendError("server unreachable")
+
+    many = tmp_path / "many.json"
+    rows = hand_pool() + [["q", [person(f"Q{100 + i}", f"Ann Kid{i}", father=f"Bob Dad{i}", occupation="x", place_of_birth="y", award_received="z")]] for i in range(4)]
+    rows += [["q", [person(f"Q{200 + i}", f"Bob Dad{i}", occupation="w", place_of_death="v")]] for i in range(4)]
+    many.write_text(json.dumps(rows), encoding="utf-8")
+    out = tmp_path / "ds.jsonl"
+    with pytest.raises(VericiteError, match="failed on 3 pairs in a row.*server unreachable"):
+        build_dataset(cfg(many, out, n=5), progress=False, generator=Down("fake:down"))
+    log = json.loads(side_paths(out)["log"].read_text())
+    assert log["skipped"] == {"llm_error": 3} and log["status"] == "interrupted"

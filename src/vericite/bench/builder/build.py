@@ -212,6 +212,7 @@ def build_dataset(
 
         write_log("running")
         tried_now = 0
+        llm_errors = 0  # consecutive pairs lost to model errors: a dead server should stop the build, not skip it all
         with progress_bar(cfg.n, "building entries", enabled=progress, completed=min(len(done), cfg.n)) as advance:
             try:
                 for pair in pairs:
@@ -225,6 +226,7 @@ def build_dataset(
                     entry = res.entry
                     if entry is not None and entry["question"].strip().lower() in questions_seen:
                         entry, res.skip_reason = None, "duplicate_question"
+                    llm_errors = llm_errors + 1 if res.skip_reason == "llm_error" else 0
                     if entry is None:
                         skipped[pair.id] = res.skip_reason
                         rec = {"pair": pair.id, "people": [pair.a_label, pair.b_label], "reason": res.skip_reason, "events": dict(res.events), "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
@@ -240,6 +242,10 @@ def build_dataset(
                         advance(1)
                         echo(f"{len(done)}/{cfg.n} {pair.a_label} / {pair.b_label} ({pair.relation}): {len(entry['gold'])} triples, {res.timing.get('total_s', 0):.0f}s")
                     write_log("running")
+                    if llm_errors >= 3:
+                        raise VericiteError(
+                            f"the model failed on {llm_errors} pairs in a row (last: {res.error}); fix it and rerun with --resume"
+                        )
             finally:
                 status = "complete" if len(done) >= cfg.n else ("exhausted" if tried_now and len(done) < cfg.n and all(p.id in done or p.id in skipped for p in pairs) else "interrupted")
                 final = write_log(status)

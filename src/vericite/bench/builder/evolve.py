@@ -58,6 +58,7 @@ class EntryResult:
     skip_reason: str = ""
     events: Counter = field(default_factory=Counter)
     timing: dict[str, float] = field(default_factory=dict)
+    error: str = ""  # the full skip message (the reason with its details)
 
 
 class _Skip(Exception):
@@ -166,7 +167,7 @@ class EntryBuilder:
         except _Skip as s:
             timing["total_s"] = time.perf_counter() - t_start
             self.log(f"{pair.id} ({pair.a_label} / {pair.b_label}): skipped: {s.reason}")
-            return EntryResult(None, s.reason.split(":")[0], events, timing)
+            return EntryResult(None, s.reason.split(":")[0], events, timing, s.reason)
         timing["total_s"] = time.perf_counter() - t_start
         entry["meta"]["timing"] = {k: round(v, 3) for k, v in timing.items()}
         return EntryResult(entry, "", events, timing)
