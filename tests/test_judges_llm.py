@@ -182,3 +182,14 @@ def test_with_the_project_fake_backend():
     assert out[0].status == "ok" and out[0].probability > 0.5
     assert out[1].status == "ok" and out[1].probability < 0.5
     assert judge.id.startswith("llm:fake") and judge.id.endswith("@1")
+
+
+def test_pairs_sharing_evidence_are_sent_together_and_returned_in_order():
+    table = {"a": {"Yes": -0.1, "No": -3.0}, "b": {"Yes": -3.0, "No": -0.1}, "c": {"Yes": -1.0, "No": -1.0}}
+    backend = ScorerBackend(table)
+    pairs = [JudgePair("S1", "a"), JudgePair("S2", "b"), JudgePair("S1", "c"), JudgePair("S2", "a")]
+    out = LLMJudge(backend, batch_size=3).judge(pairs)
+    sent = [m[-1]["content"].split("\n")[0] for m in backend.prompts]
+    assert sent == ["Evidence: S1", "Evidence: S1", "Evidence: S2", "Evidence: S2"]
+    assert [(j.evidence, j.claim) for j in out] == [(p.evidence, p.claim) for p in pairs]
+    assert out[0].probability > 0.9 and out[1].probability < 0.1 and out[2].probability == pytest.approx(0.5)

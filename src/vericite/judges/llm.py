@@ -14,7 +14,8 @@ as zero mass, so one missing side gives P = 0 or 1.)
 
 Prompts are versioned (:data:`PROMPTS`); the judge id is ``llm:<model name>@<prompt version number>`` and the
 full prompt version is :attr:`LLMJudge.prompt_version`. The system message and the start of the user message
-are the same for every pair, so a backend that reuses a shared prompt prefix evaluates them once.
+are the same for every pair, so a backend that reuses a shared prompt prefix evaluates them once; pairs that
+share their evidence are sent one after another, so the evidence is evaluated once too.
 """
 
 from __future__ import annotations
@@ -142,27 +143,29 @@ class LLMJudge:
         return out
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
-        results: list[Judgement] = []
-        for start in range(0, len(pairs), self.batch_size):
-            chunk = pairs[start : start + self.batch_size]
+        # pairs with the same evidence (one sentence, several citations) go to the backend one after another,
+        # so prefix reuse evaluates that evidence once; judgements come back in input order
+        order = sorted(range(len(pairs)), key=lambda i: pairs[i].evidence)
+        results: list[Judgement | None] = [None] * len(pairs)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            chunk = [pairs[i] for i in idx]
             rows = self._candidate_logprobs([self.messages(p) for p in chunk])
             if len(rows) != len(chunk):
                 raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(chunk)} judge prompts")
-            for pair, (lps, text) in zip(chunk, rows):
+            for i, pair, (lps, text) in zip(idx, chunk, rows):
                 p, mass = yes_probability(lps)
                 raw: dict[str, Any] = {"answer_logmass": {k: round(v, 6) for k, v in mass.items()}}
                 raw["candidates"] = {k: (round(float(v), 6) if v is not None and math.isfinite(float(v)) else None) for k, v in lps.items()}
                 if text:
                     raw["text"] = text
-                results.append(
-                    Judgement(
-                        judge=self.id,
-                        claim=pair.claim,
-                        evidence=pair.evidence,
-                        probability=p,
-                        label=None if p is None else ("supported" if p >= self.threshold else "not_supported"),
-                        raw=json.dumps(raw, ensure_ascii=False),
-                        status="ok" if p is not None else "unparseable",
-                    )
+                results[i] = Judgement(
+                    judge=self.id,
+                    claim=pair.claim,
+                    evidence=pair.evidence,
+                    probability=p,
+                    label=None if p is None else ("supported" if p >= self.threshold else "not_supported"),
+                    raw=json.dumps(raw, ensure_ascii=False),
+                    status="ok" if p is not None else "unparseable",
                 )
-        return results
+        return [j for j in results if j is not None]
