@@ -251,6 +251,8 @@ def test_unloadable_model_is_one_line(tmp_path):
     with pytest.raises(VericiteError, match="cannot load NLI model") as e:
         NLIJudge(str(tmp_path))  # an empty folder
     assert "\n" not in str(e.value)
+    with pytest.raises(VericiteError, match="folder not found"):
+        NLIJudge(str(tmp_path / "missing"))
 
 
 # --------------------------------------------------------------------------- TRUE-style seq2seq

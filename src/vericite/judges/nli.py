@@ -122,6 +122,8 @@ class NLIJudge:
         if kind not in ("auto", "classifier", "seq2seq"):
             raise VericiteError(f"kind must be auto, classifier or seq2seq, not {kind!r}")
         torch, transformers = _require_backend()
+        if str(model).startswith(("/", "./", "../", "~")) and not _is_local(str(model)):
+            raise VericiteError(f"NLI model folder not found: {model}")
         self._torch = torch
         self.model_name = str(model)
         self.batch_size = batch_size
