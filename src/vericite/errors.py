@@ -24,3 +24,10 @@ class BackendError(VericiteError):
 
 class DataError(VericiteError):
     """A data file is missing or malformed."""
+
+
+def validation_message(error: Exception) -> str:
+    """One line for a pydantic ValidationError: the first bad option and what is wrong with it."""
+    first = error.errors()[0]  # type: ignore[attr-defined]
+    where = ".".join(str(x) for x in first["loc"]) or "config"
+    return f"option {where}: {first['msg']}"

@@ -8,7 +8,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from ..errors import VericiteError
+from ..errors import VericiteError, validation_message
 
 
 def print_results(results: dict[str, Any], out: str | None = None) -> None:
@@ -64,7 +64,7 @@ def evaluate(input_path: str, out: str, no_cache: bool, fail_under: tuple[str, .
     try:
         cfg = EvaluateConfig(**{k: v for k, v in {**opts, "cache": False if no_cache else None}.items() if v is not None})
     except ValidationError as e:
-        raise VericiteError(f"invalid option: {e.errors()[0]['msg']}") from None
+        raise VericiteError(f"invalid {validation_message(e)}") from None
     results = evaluate_file(input_path, out, cfg)
     print_results(results, out)
     if results["counts"].get("bad_lines"):

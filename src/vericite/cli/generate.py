@@ -7,7 +7,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from ..errors import VericiteError
+from ..errors import VericiteError, validation_message
 from ..generate.kalma import GenerateConfig
 
 
@@ -17,9 +17,7 @@ def build_config(base: dict[str, Any], overrides: dict[str, Any]) -> GenerateCon
     try:
         return GenerateConfig(**merged)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "config"
-        raise VericiteError(f"invalid option {where}: {first['msg']}") from None
+        raise VericiteError(f"invalid {validation_message(e)}") from None
 
 
 def print_summary(manifest: dict[str, Any], out: str) -> None:

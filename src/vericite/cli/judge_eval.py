@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -63,23 +62,10 @@ def judge_eval(
     if not hasattr(judge, "judge") or not hasattr(judge, "id"):
         raise VericiteError(f"{judge_spec!r} did not build a judge")
 
-    show = progress and sys.stderr.isatty()
-    if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from ..runs.progress import progress_bar
 
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        ) as bar:
-            task = bar.add_task(f"judging with {judge.id}", total=total)
-            figures = run_judge_eval(judge, data_path, out_dir, limit, batch_size, progress=lambda n: bar.advance(task, n))
-    else:
-        figures = run_judge_eval(judge, data_path, out_dir, limit, batch_size)
+    with progress_bar(total, f"judging with {judge.id}", enabled=progress) as advance:
+        figures = run_judge_eval(judge, data_path, out_dir, limit, batch_size, progress=advance)
 
     from rich.console import Console
     from rich.table import Table

@@ -12,6 +12,7 @@ def progress_bar(total: int, description: str, *, enabled: bool = True, complete
     if not enabled or not sys.stderr.isatty():
         yield lambda n=1: None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     with Progress(
@@ -20,6 +21,7 @@ def progress_bar(total: int, description: str, *, enabled: bool = True, complete
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
+        console=Console(stderr=True),  # stdout stays clean for the command's own output
         transient=False,
     ) as p:
         task = p.add_task(description, total=total, completed=completed)

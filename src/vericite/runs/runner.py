@@ -17,30 +17,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
-from ..errors import DataError, VericiteError
+from ..errors import DataError, VericiteError, validation_message
+from ..generate.kalma import GenerateConfig
 
 
-class RunConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RunConfig(GenerateConfig):
+    """A generation config plus how to evaluate it, and which experiment to run."""
 
     name: str = "run"
     description: str = ""
-    dataset: str = "biokalma"
-    phrasing: Literal["specific", "general"] = "specific"
-    data_path: str | None = None
-    model: str = "qwen2.5-coder-1.5b"
-    base_url: str | None = None
-    limit: int | None = Field(default=None, ge=1)
-    knowledge: Literal["auto", "given", "retrieve"] = "auto"
-    store: str | None = None
-    demonstration: str | None = None
-    max_tokens: int = Field(default=384, ge=1)
-    temperature: float = 0.0
-    seed: int = 0
-    threads: int | None = Field(default=None, ge=1)
-    cache: bool = True
     judge: str = "triple"
     geval_model: str | None = None
     hypothesis: Literal["property", "entity"] = "property"
@@ -63,16 +50,14 @@ def load_run_config(path: str | Path, overrides: dict[str, Any]) -> RunConfig:
     try:
         return RunConfig(**merged)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(x) for x in first["loc"]) or "config"
-        raise DataError(f"{p}: option {where}: {first['msg']}") from None
+        raise DataError(f"{p}: {validation_message(e)}") from None
 
 
 def run_config(cfg: RunConfig, out: str | Path, *, resume: bool = False, progress: bool = True, backend: Any = None, judge: Any = None) -> dict[str, Any]:
     from ..bench.experiments import get_experiment
     from ..datasets import load_samples
     from ..evaluate import EvaluateConfig, Item, evaluate_items, item_from_record, run_metadata, write_evaluation
-    from ..generate.kalma import GenerateConfig, generate_run
+    from ..generate.kalma import generate_run
     from ..runs.rundir import read_jsonl
 
     out = Path(out)
