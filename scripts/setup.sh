@@ -18,7 +18,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   say "creating $VENV"
   "$PY" -m venv "$VENV"
 fi
-PIP="$VENV/bin/python -m pip --disable-pip-version-check"
+pip_() {  # pip, without the noise of index locations this machine's pip configuration names but lacks
+  "$VENV/bin/python" -m pip --disable-pip-version-check "$@" 2>&1 | { grep -v 'is ignored: it is neither a file nor a directory' || true; }
+  return "${PIPESTATUS[0]}"
+}
+PIP=pip_
 
 if ! cmp -s requirements.lock "$VENV/.requirements.lock" 2>/dev/null; then
   say "installing pinned dependencies (requirements.lock)"
