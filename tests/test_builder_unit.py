@@ -18,7 +18,7 @@ from vericite.bench.builder.annotation import export_annotation, import_annotati
 from vericite.bench.builder.build import BuildConfig, build_dataset, side_paths
 from vericite.bench.builder.card import check_entries, dataset_stats
 from vericite.bench.builder.evolve import refers_to
-from vericite.bench.builder.pool import GraphPool, is_complete_name, select_pairs
+from vericite.bench.builder.pool import GraphPool, is_complete_name, is_malformed_value, select_pairs
 from vericite.bench.builder.prompts import read_question, read_sentence
 from vericite.bench.builder.scoring import (
     Candidate,
@@ -198,6 +198,8 @@ def test_batched_and_single_scoring_agree():
 
 def test_pair_selection_and_disambiguation(pool_file: Path):
     assert is_complete_name("Artemisia Gentileschi") and not is_complete_name("Plato")
+    assert is_malformed_value("Q108130003") and is_malformed_value("999d999c999efcee9999b9eb99999999")
+    assert not is_malformed_value("Q-ship") and not is_malformed_value("1871-11-01")
     pool = GraphPool.from_file(pool_file)
     sel = select_pairs(pool, min_candidates=1)
     got = {(p.a_label, p.relation, p.b_label, p.b, p.resolved_by) for p in sel.pairs}

@@ -68,6 +68,7 @@ _SEX = {"father": "male", "mother": "female"}
 _SEX_PROPERTY = "sex or gender"
 _BIRTH = "date of birth"
 _HEX_GARBAGE = re.compile(r"[0-9a-f]{32}")  # some released BioKaLMA dates are md5 hashes, not dates
+_BARE_ID = re.compile(r"[QPL][1-9][0-9]*")  # a value whose Wikidata label was missing: an id, not a name
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
 
 # Relations never offered as knowledge to inject: the label itself, name parts (always mentioned with the name,
@@ -91,7 +92,9 @@ def is_complete_name(label: str) -> bool:
 
 
 def is_malformed_value(value: str) -> bool:
-    return bool(_HEX_GARBAGE.fullmatch(value.strip().lower()))
+    """Values never injected: hashes where a date should be, and bare Wikidata ids (an unlabelled value)."""
+    v = value.strip()
+    return bool(_HEX_GARBAGE.fullmatch(v.lower()) or _BARE_ID.fullmatch(v))
 
 
 def birth_year(value: str) -> int | None:
