@@ -12,6 +12,7 @@ Nothing heavy is imported until a backend is made.
 
 from __future__ import annotations
 
+import atexit
 import os
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,19 @@ __all__ = ["load_model", "split_name"]
 # Local weights are loaded once per process: generation, the LLM judge and G-Eval asking for the same model
 # share one instance (and its memory) instead of loading it again.
 _LOCAL: dict[tuple[Any, ...], Any] = {}
+
+
+@atexit.register
+def _close_local() -> None:
+    # Close while the interpreter is whole: llama.cpp's finalisers fail noisily during module teardown.
+    while _LOCAL:
+        _, backend = _LOCAL.popitem()
+        close = getattr(backend, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - best effort at exit
+                pass
 
 
 def _local(factory: Any, path: Path, threads: int | None, opts: dict[str, Any], **kw: Any) -> Any:
