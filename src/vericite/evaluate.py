@@ -188,7 +188,7 @@ def evaluate_items(
         g, geval_items = geval_results(items, geval_backend, cfg.resamples, cfg.seed)
         metrics.update(g)
     else:
-        why = "no G-Eval model: pass --geval-model (e.g. qwen2.5-coder-1.5b)" if items else "no answers"
+        why = "no G-Eval model (--geval-model)" if items else "no answers"
         for name in GEVAL_METRICS:
             metrics[name] = {"name": name, "value": None, "n": 0, "ci": None, "higher_is_better": True, "judge": None, "reason": why}
 

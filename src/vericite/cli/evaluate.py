@@ -17,8 +17,9 @@ def print_results(results: dict[str, Any], out: str | None = None) -> None:
 
     console = Console()
     table = Table(title="KaLMA metrics" + (f" — {out}" if out else ""), show_lines=False)
-    for col, just in (("metric", "left"), ("value", "right"), ("95% CI", "right"), ("n", "right"), ("judge / reason", "left")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for col, just in (("metric", "left"), ("value", "right"), ("95% CI", "right"), ("n", "right")):
+        table.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    table.add_column("judge / reason", overflow="fold")
     for name, m in results["metrics"].items():
         if m.get("value") is None:
             table.add_row(name, "[dim]—[/dim]", "", str(m.get("n", 0)), f"[dim]not computed: {m.get('reason')}[/dim]")

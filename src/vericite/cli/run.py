@@ -29,8 +29,8 @@ def run(config: str, out: str | None, resume: bool, no_cache: bool, quiet: bool,
     for name, exp in (results.get("experiments") or {}).items():
         click.echo(f"\n{name} ({exp['x']}):")
         keys = ["citation_correctness", "citation_precision_micro", "citation_recall_micro", "citation_f1_micro", "na_precision", "na_recall", "na_f1"]
-        click.echo("level  " + "  ".join(k.replace("citation_", "").replace("_micro", "")[:11].rjust(11) for k in keys))
+        click.echo("level  " + "  ".join(k.replace("citation_", "").replace("_micro", "").rjust(12) for k in keys))
         for row in exp["rows"]:
             vals = [row["metrics"].get(k, {}).get("value") for k in keys]
-            click.echo(f"{str(row['level']):>5}  " + "  ".join(("—" if v is None else f"{v:.3f}").rjust(11) for v in vals))
+            click.echo(f"{str(row['level']):>5}  " + "  ".join(("—" if v is None else f"{v:.3f}").rjust(12) for v in vals))
     click.echo(f"\nresults: {out}/results.json  (HTML: vericite report {out})")
