@@ -159,6 +159,8 @@ def evaluate_items(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Score parsed items; returns (results body, per-sample output records)."""
     from .attribution.kg import graph_from_triples, parse_kg_answer
+    from .metrics.geval import VERSION as GEVAL_VERSION
+    from .metrics.kalma import VERSION as KALMA_VERSION
     from .metrics.kalma import KalmaItem, evaluate_kalma
 
     for it in items:
@@ -203,7 +205,7 @@ def evaluate_items(
         gid = metrics[GEVAL_METRICS[0]]["judge"]
         judges["geval"] = {"id": gid, "measured": measured_trust(gid)}
     body = {
-        "metric_versions": {"kalma": report.config.get("metrics"), "geval": "geval@1" if geval_backend is not None else None},
+        "metric_versions": {"kalma": KALMA_VERSION, **({"geval": GEVAL_VERSION} if geval_backend is not None else {})},
         "evaluation": report.config,
         "judges": judges,
         "metrics": metrics,
