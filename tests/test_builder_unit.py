@@ -378,6 +378,14 @@ def test_stats_and_annotation_round_trip(pool_file: Path, tmp_path: Path):
         import_annotation(csv_path)
 
 
+def test_eras():
+    from vericite.bench.builder.card import century, year_text
+
+    assert century(1900) == "19th century" and century(1901) == "20th century" and century(2001) == "21st century"
+    assert century(-44) == "1st century BC" and century(-1480) == "15th century BC" and century(-1500) == "15th century BC"
+    assert year_text(-1480) == "1480 BC" and year_text(1972) == "1972 AD"
+
+
 def test_check_entries_finds_problems():
     e = {"id": "x", "question": "Not a question.", "question_general": "Who?", "knowledge": [], "gold": [{"subject": "Q1", "property": "p", "value": "v"}], "meta": {"pair_id": "Q1-Q2"}}
     chk = check_entries([e, dict(e)])

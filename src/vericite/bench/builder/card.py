@@ -31,16 +31,33 @@ DEVIATIONS = """\
 * **Round 1 (Table 9).** The paper annotates the database's human sentence; vericite has the LLM write the first
   sentence from the connecting triple (vericite's instruction and demonstration), checks that it states it, and
   annotates it with every pool triple it states (value mentioned, subject named).
-* **Rounds 2-n (Table 10).** The released demonstration is used, but the model is asked for the new sentence only
-  (the demonstration's answer repeats the paragraph); the sentence must state the chosen triple (deterministic
-  triple judge: value mentioned), else it is retried once at temperature 0.7, then the next-best triple is tried.
+* **Rounds 2-n (Table 10).** The released instruction and demonstration are used, but the model is asked for the
+  new sentence only (the demonstration's answer repeats the paragraph), and the prompt ends with one line naming
+  what the sentence must state (the triple's template sentence and its value): without it the embedded model
+  mostly ignored the knowledge. The sentence must state the chosen triple (deterministic triple judge: value
+  mentioned) and refer to its subject (a word of the name or a pronoun), else it is retried once at temperature
+  0.7, then the next-best triple is tried; a round with no accepted sentence is logged and skipped. A sentence
+  that rewrites an earlier one (80 % of its words and all its triples) replaces it rather than repeating it, as
+  the paper's own rounds edit the paragraph (Table 18, round 2).
 * **Knowledge selection (Eq. 1).** Count_r and N are counted in triples over the whole source graph (labels and
   bookkeeping predicates excluded); perplexity is that of the whole paragraph followed by a template sentence,
   from the scorer model's token log-probabilities. Relations that are labels or bookkeeping (name, given name,
-  surname, instance of, topic's main category, described by source, ...) are never injected.
-* **Models.** text-davinci-003 is replaced by the embedded model named below, run offline; perplexity comes from
-  the scorer model named below.
+  surname, instance of, topic's main category, described by source, ...) are never injected, nor values that are
+  md5 hashes (some released dates) or bare Wikidata ids (unlabelled values).
+* **Models.** text-davinci-003 is replaced by the embedded generator named above, run offline; perplexity comes
+  from the scorer model named above.
 * **Questions (Tables 11-12).** As in the paper; a reply without a "?" is retried, then the pair is skipped.
+"""
+
+
+LIMITS = """\
+* The checks cover the minimum knowledge set: every injected triple is stated by the sentence that injected it.
+  They do not cover what else the model wrote: paragraphs can hold invented details (dates, roles, prizes) that no
+  triple supports, and a question generated from such a paragraph can ask about them. Human rating (authenticity,
+  relevance) is what measures this; see below.
+* The triple judge checks that the value is mentioned, not the relation's direction: "B is the son of A" passes
+  for (A, child, B) and for (A, father, B) alike.
+* A person may appear in several entries (a family with several eligible pairs); pairs are never repeated.
 """
 
 
@@ -62,11 +79,17 @@ def _people(entry: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
 
 
 def century(year: int) -> str:
+    """Wikidata's (and BioKaLMA's) years count BC as negative with no year 0: -44 is 44 BC."""
     if year <= 0:
-        c = (-year) // 100 + 1
+        c = (max(1, -year) - 1) // 100 + 1
         return f"{c}{_suffix(c)} century BC"
     c = (year - 1) // 100 + 1
     return f"{c}{_suffix(c)} century"
+
+
+def year_text(y: int) -> str:
+    """-44 -> "44 BC" (Wikidata's historical numbering), 1871 -> "1871 AD"."""
+    return f"{max(1, -y)} BC" if y <= 0 else f"{y} AD"
 
 
 def _suffix(n: int) -> str:
@@ -99,9 +122,18 @@ def dataset_stats(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
         xs = [len(str(e.get(key, "")).split()) for e in entries if e.get(key)]
         return round(statistics.mean(xs), 1) if xs else None
 
+    rounds = [r for e in entries for r in e.get("trace", []) if r.get("status") == "ok" and r.get("candidates")]
+    rarest = 0
+    for r in rounds:
+        top = max(c["specificity"] for c in r["candidates"])
+        chosen = r["chosen"]
+        pick = next((c for c in r["candidates"] if (c["subject"], c["property"], c["value"]) == (chosen["subject"], chosen["property"], chosen["value"])), None)
+        rarest += pick is not None and pick["specificity"] >= top - 1e-9
     return {
         "entries": len(entries),
         "people": len(people),
+        "rounds_scored": len(rounds),
+        "rounds_chosen_rarest": rarest,
         "min_set_mean": round(statistics.mean(sizes), 2) if sizes else None,
         "min_set_median": statistics.median(sizes) if sizes else None,
         "min_set_sizes": dict(sorted(Counter(sizes).items())),
@@ -224,7 +256,7 @@ def card_text(entries: Sequence[dict[str, Any]], log: dict[str, Any], name: str 
         f"| people | {s['people']} | — |",
         f"| countries | {len(s['countries'])} | 196 |",
         f"| occupations | {len(s['occupations'])} | 279 |",
-        f"| birth years | {s['birth_years'][0] if s['birth_years'] else '—'} to {s['birth_years'][1] if s['birth_years'] else '—'} | 1950 BC to 2001 AD |",
+        f"| birth years | {year_text(s['birth_years'][0]) if s['birth_years'] else '—'} to {year_text(s['birth_years'][1]) if s['birth_years'] else '—'} | 1950 BC to 2001 AD |",
         "",
         f"* minimum-set sizes: {', '.join(f'{k}: {v}' for k, v in s['min_set_sizes'].items())}",
         f"* connecting relations: {_top(s['relations'])}",
@@ -233,6 +265,10 @@ def card_text(entries: Sequence[dict[str, Any]], log: dict[str, Any], name: str 
         f"* occupations (people): {_top(s['occupations'])}",
         f"* eras (people by century of birth): {_top(s['eras'], 30)}",
         f"* mean question length (words): specific {s['question_words']['specific']}, general {s['question_words']['general']}",
+        f"* Eq. 1 in practice: in {s['rounds_chosen_rarest']} of {s['rounds_scored']} accepted rounds the injected triple"
+        " has the highest specificity of its round's candidates (the softmax of 1/perplexity spreads its candidates over"
+        " a range far narrower than the specificity term's, so at α = 0.5 coherence mostly orders candidates of equally"
+        " frequent properties, and the next-best triple when the best one could not be stated).",
         "",
         "## What was dropped, and why",
         "",
@@ -264,6 +300,9 @@ def card_text(entries: Sequence[dict[str, Any]], log: dict[str, Any], name: str 
         "## Deviations from the paper",
         "",
         DEVIATIONS,
+        "## Known limits",
+        "",
+        LIMITS,
         "## Fields",
         "",
         "`id`; `question` (specific phrasing); `question_general`; `knowledge` (both people's one-hop graphs: what the"
@@ -294,7 +333,7 @@ def format_stats(s: dict[str, Any]) -> Iterable[str]:
     yield f"occupations ({len(s['occupations'])}): {_top(s['occupations'])}"
     yield f"eras: {_top(s['eras'], 30)}"
     if s["birth_years"]:
-        yield f"birth years: {s['birth_years'][0]} to {s['birth_years'][1]}"
+        yield f"birth years: {year_text(s['birth_years'][0])} to {year_text(s['birth_years'][1])}"
     yield f"question words (mean): specific {s['question_words']['specific']}, general {s['question_words']['general']}"
 
 
