@@ -386,6 +386,19 @@ def test_eras():
     assert year_text(-1480) == "1480 BC" and year_text(1972) == "1972 AD"
 
 
+def test_backwards_first_sentence_is_a_warning():
+    from vericite.bench.builder.card import reads_backwards
+
+    def entry(sentence: str) -> dict:
+        return {"meta": {"pair": {"relation": "father", "a_label": "Tokugawa Tsunashige", "b_label": "Tokugawa Iemitsu"}}, "trace": [{"sentence": sentence}]}
+
+    assert reads_backwards(entry("Tokugawa Tsunashige was the father of Tokugawa Iemitsu, a shogun."))
+    assert not reads_backwards(entry("Tokugawa Tsunashige was the son of Tokugawa Iemitsu."))
+    assert not reads_backwards(entry("Tokugawa Iemitsu was the father of Tokugawa Tsunashige."))
+    chk = check_entries([{**entry("Tokugawa Tsunashige was the father of Tokugawa Iemitsu."), "id": "x", "question": "Who?", "question_general": "Who?", "knowledge": [{"subject": "Q1", "property": "p", "value": "v"}], "gold": [{"subject": "Q1", "property": "p", "value": "v"}]}])
+    assert chk["ok"] and chk["warnings"]["first_sentence_reads_relation_backwards"] == ["x"]
+
+
 def test_check_entries_finds_problems():
     e = {"id": "x", "question": "Not a question.", "question_general": "Who?", "knowledge": [], "gold": [{"subject": "Q1", "property": "p", "value": "v"}], "meta": {"pair_id": "Q1-Q2"}}
     chk = check_entries([e, dict(e)])

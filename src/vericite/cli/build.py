@@ -105,6 +105,9 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
     for line in format_stats(s):
         click.echo(line)
     where = " (minimum sets checked against the graph)" if chk["checked_against_graph"] else ""
+    back = chk["warnings"]["first_sentence_reads_relation_backwards"]
+    if back:
+        click.echo(f"warning: {len(back)} first sentences read the relation backwards (pattern check): {', '.join(back[:10])}")
     if chk["ok"]:
         click.echo(f"checks: all pass{where}")
     else:

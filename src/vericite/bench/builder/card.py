@@ -57,6 +57,8 @@ LIMITS = """\
   relevance) is what measures this; see below.
 * The triple judge checks that the value is mentioned, not the relation's direction: "B is the son of A" passes
   for (A, child, B) and for (A, father, B) alike.
+* The round-1 sentence is checked the same way; `vericite build stats` warns about first sentences that read the
+  relation backwards by one pattern ("A was the father of B" for (A, father, B)): see the count below.
 * A person may appear in several entries (a family with several eligible pairs); pairs are never repeated.
 """
 
@@ -153,6 +155,33 @@ def _era_key(label: str) -> int:
     return -n if label.endswith("BC") else n
 
 
+# Words that, in "A was the <word> of B", state the *inverse* of the pair's relation (A, relation, B).
+_INVERSE_WORDS = {
+    "father": "father|mother|parent",
+    "mother": "father|mother|parent",
+    "child": "son|daughter|child",
+    "student of": "teacher|mentor|master|advisor",
+    "doctoral advisor": "doctoral advisor|advisor|supervisor|teacher",
+    "student": "student|pupil|disciple",
+    "doctoral student": "doctoral student|student",
+}
+
+
+def reads_backwards(entry: dict[str, Any]) -> bool:
+    """Whether the first sentence states the connecting relation the wrong way round, by one pattern:
+    "A is/was the <inverse word> of B" for (A, father, B) and the like. A warning, not proof."""
+    import re
+
+    pair = entry.get("meta", {}).get("pair") or {}
+    words = _INVERSE_WORDS.get(str(pair.get("relation", "")))
+    trace = entry.get("trace") or []
+    if not words or not trace or not pair.get("a_label") or not pair.get("b_label"):
+        return False
+    first = str(trace[0].get("sentence", ""))
+    a, b = re.escape(pair["a_label"]), re.escape(pair["b_label"])
+    return re.search(rf"{a}[^.]*?\b(?:is|was)\s+(?:the|a|an)\s+(?:{words})\s+of\s+{b}", first, re.I) is not None
+
+
 def check_entries(entries: Sequence[dict[str, Any]], pool: Any = None) -> dict[str, Any]:
     """Quality checks (issue item 6): each minimum-set triple is in the entry's knowledge (and, with ``pool``, in
     the graph itself), no duplicate ids, pairs, questions or gold triples, both questions end with "?"."""
@@ -181,10 +210,17 @@ def check_entries(entries: Sequence[dict[str, Any]], pool: Any = None) -> dict[s
             q = str(e.get(key, "")).strip()
             if not q.endswith("?"):
                 problems.append(f"{eid}: {key} is not a question: {q[:60]!r}")
+    backwards = [str(e.get("id")) for e in entries if reads_backwards(e)]
     problems += [f"duplicate id {k!r} ({v}x)" for k, v in ids.items() if v > 1]
     problems += [f"duplicate pair {k!r} ({v}x)" for k, v in pairs.items() if v > 1 and k != "None"]
     problems += [f"duplicate question {k[:60]!r} ({v}x)" for k, v in questions.items() if v > 1]
-    return {"ok": not problems, "n_problems": len(problems), "problems": problems, "checked_against_graph": pool is not None}
+    return {
+        "ok": not problems,
+        "n_problems": len(problems),
+        "problems": problems,
+        "checked_against_graph": pool is not None,
+        "warnings": {"first_sentence_reads_relation_backwards": backwards},
+    }
 
 
 TIMING_KEYS = ("total_s", "first_s", "scoring_s", "extension_s", "questions_s")
@@ -292,6 +328,11 @@ def card_text(entries: Sequence[dict[str, Any]], log: dict[str, Any], name: str 
          " pairs, questions or minimum-set triples, every question ends with \"?\"." if chk["ok"] else
          f"{chk['n_problems']} problems: " + "; ".join(chk["problems"][:10])),
         "`vericite build stats FILE --pool GRAPH` also checks every minimum-set triple against the graph.",
+        "",
+        f"Warning: {len(chk['warnings']['first_sentence_reads_relation_backwards'])} of {s['entries']} first sentences read"
+        " the connecting relation backwards by the pattern check (\"A was the father of B\" for (A, father, B)); their"
+        " minimum sets are right, their paragraphs (and maybe questions) are not: "
+        + (", ".join(chk["warnings"]["first_sentence_reads_relation_backwards"]) or "none") + ".",
         "",
         "Human evaluation (KaLMA Table 2: authenticity, relevance, naturalness, significance): export a sample with"
         " `vericite build export-annotation FILE --sample 50 --out annotate.csv`, rate it, and print the table with"
