@@ -24,9 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
 from .errors import DataError, VericiteError
+from .metrics.geval import METRIC_NAMES as GEVAL_METRICS
 from .types import AttributedAnswer, Sample
-
-GEVAL_METRICS = ("geval_coherence", "geval_consistency", "geval_fluency", "geval_relevance")
 
 
 class EvaluateConfig(BaseModel):

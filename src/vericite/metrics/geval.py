@@ -18,6 +18,7 @@ from ..types import GenParams, Triple
 
 VERSION = "1"
 ASPECTS = ("coherence", "consistency", "fluency", "relevance")
+METRIC_NAMES = tuple(f"geval_{a}" for a in ASPECTS)  # fixed result names
 DIGITS = ("1", "2", "3", "4", "5")
 
 _PREAMBLE = (

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import DataError
+from ..metrics.geval import METRIC_NAMES as GEVAL_METRICS
+from ..metrics.kalma import METRIC_NAMES as KALMA_METRICS
 from ..types import normalise_property
 
 DEFAULT_MAX_SAMPLES = 500
@@ -33,24 +35,7 @@ MAX_KNOWLEDGE_PER_SAMPLE = 200
 MAX_LISTED_PROBLEMS = 20
 
 # the fixed metric names (docs/results-format.md), in the order the table shows them
-METRIC_ORDER = [
-    "citation_correctness",
-    "citation_precision_micro",
-    "citation_recall_micro",
-    "citation_f1_micro",
-    "citation_precision_macro",
-    "citation_recall_macro",
-    "citation_f1_macro",
-    "alignment_micro",
-    "alignment_macro",
-    "na_precision",
-    "na_recall",
-    "na_f1",
-    "geval_coherence",
-    "geval_consistency",
-    "geval_fluency",
-    "geval_relevance",
-]
+METRIC_ORDER = [*KALMA_METRICS, *GEVAL_METRICS]
 
 # bar-chart families: (title, metric names, axis range or None for "from the data")
 FAMILIES: list[tuple[str, list[str], tuple[float, float] | None]] = [
