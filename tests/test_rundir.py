@@ -50,3 +50,20 @@ def test_failures_are_kept_apart_and_retried(tmp_path):
     run.fail("x", "server down")
     assert "x" not in RunDir.open(tmp_path / "r", {"config": {}}, resume=True).done_ids
     assert list(read_jsonl(tmp_path / "r" / "errors.jsonl"))[0]["error"] == "server down"
+
+
+def test_progress_without_a_terminal_prints_throttled_plain_lines(capsys):
+    from vericite.runs.progress import progress_bar
+
+    with progress_bar(4, "answering", completed=1, interval=0.0) as advance:  # every step is past the interval
+        advance()
+        advance(2)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0].startswith("answering: 2/4 after 0:00, about")
+    assert lines[1].startswith("answering: 4/4 after")
+    assert lines[-1].startswith("answering: 4/4")  # the closing line
+    with progress_bar(3, "quick", interval=3600.0) as advance:  # short work: nothing
+        advance(3)
+    with progress_bar(3, "off", enabled=False, interval=0.0) as advance:
+        advance(3)
+    assert capsys.readouterr().err == ""
