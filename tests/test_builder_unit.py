@@ -462,6 +462,30 @@ def test_built_dataset_runs_through_generate_and_evaluate(pool_file: Path, tmp_p
     built = [json.loads(x)["question_general"] for x in out.read_text().splitlines()]
     assert sorted(asked) == sorted(built)
 
+    # ... -> the paper's tables and figures (scripts/kalma_tables.py), written between markers, prose kept
+    import importlib.util
+    import xml.dom.minidom
+
+    spec = importlib.util.spec_from_file_location("kalma_tables", repo / "scripts" / "kalma_tables.py")
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    doc = tmp_path / "docs" / "results.md"
+    doc.parent.mkdir()
+    doc.write_text("# Results\n\nprose before\n", encoding="utf-8")
+    argv = ["--specific", str(tmp_path / "run"), "--general", str(tmp_path / "gen"), "--removal", str(tmp_path / "run"),
+            "--doc", str(doc), "--img", str(tmp_path / "docs" / "img"), "--prefix", "t"]
+    assert tables.main(argv) == 0
+    doc.write_text(doc.read_text(encoding="utf-8") + "prose after\n", encoding="utf-8")
+    assert tables.main(argv + ["--retrieval", str(tmp_path / "missing")]) == 0  # a missing run is skipped
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith("# Results\n\nprose before\n") and text.endswith("prose after\n")
+    assert text.count(tables.BEGIN) == 1 and "Table 5" in text and "Table 7" in text and "Figure 5" not in text
+    removal = [l for l in text.splitlines() if l.startswith("| 0 |") or l.startswith("| 2 |")]
+    assert len(removal) == 2 and all(l.split(" | ")[1] == "2" for l in removal)  # n = 2 answers per level
+    assert "](img/t-removal-na.svg)" in text
+    for svg in (tmp_path / "docs" / "img").glob("*.svg"):
+        xml.dom.minidom.parse(str(svg))  # well-formed, standalone
+
 
 # ---------------------------------------------------------------------------------------------- other graphs
 

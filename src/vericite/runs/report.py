@@ -935,6 +935,34 @@ def samples_section(rendered: list[str], total: int, max_samples: int, has_sampl
 
 # --------------------------------------------------------------------------- the page
 
+#: the charts' own style: part of the report's stylesheet, and embedded in a chart saved on its own
+CHART_CSS = """.chart text{font-family:inherit;font-size:12px;fill:#344054}
+.chart .chart-title{font-weight:600;font-size:13px}
+.chart .grid{stroke:#eaecf0}
+.chart .axis{stroke:#98a2b3}
+.chart .tick{fill:#667085;font-size:11px}
+.chart .bar{fill:#84adea}
+.chart .whisker line{stroke:#1d2939;stroke-width:1.5}
+.chart .not-computed{fill:#667085;font-style:italic}
+.chart .ci{stroke-width:1.2;opacity:.6}
+.chart .axis-label{fill:#667085}
+"""
+
+
+def standalone_svg(svg: str) -> str:
+    """A chart of :func:`bar_chart` / :func:`line_chart` as an SVG file of its own (for docs): its style and a
+    white background embedded, no page needed."""
+    head, sep, rest = svg.partition(">")
+    if not sep or not head.startswith("<svg"):
+        raise ValueError("not an SVG chart")
+    style = (
+        "<style>.chart{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}"
+        + CHART_CSS.replace("\n", "")
+        + "</style><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>"
+    )
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + head + ">" + style + rest + "\n"
+
+
 CSS = """
 :root{--ok:#1a7f37;--ok-bg:#dafbe1;--inc:#9a4d00;--inc-bg:#ffe7c2;--bad:#b42318;--bad-bg:#fee4e2;--na:#3730a3;--na-bg:#e0e7ff;
 --muted:#667085;--line:#e4e7ec;--bg:#f8f9fb}
@@ -966,17 +994,7 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace;
 pre{font:12px ui-monospace,monospace;background:#f2f4f7;padding:8px;overflow:auto;max-height:420px}
 .charts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
 .chart{background:#fff;border:1px solid var(--line);border-radius:6px;max-width:100%;height:auto}
-.chart text{font-family:inherit;font-size:12px;fill:#344054}
-.chart .chart-title{font-weight:600;font-size:13px}
-.chart .grid{stroke:#eaecf0}
-.chart .axis{stroke:#98a2b3}
-.chart .tick{fill:var(--muted);font-size:11px}
-.chart .bar{fill:#84adea}
-.chart .whisker line{stroke:#1d2939;stroke-width:1.5}
-.chart .not-computed{fill:var(--muted);font-style:italic}
-.chart .ci{stroke-width:1.2;opacity:.6}
-.chart .axis-label{fill:var(--muted)}
-.cols{display:flex;gap:32px;flex-wrap:wrap}
+""" + CHART_CSS + """.cols{display:flex;gap:32px;flex-wrap:wrap}
 .dot{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:6px}
 .dot.st-ok{background:var(--ok)}.dot.st-bad{background:var(--bad)}
 .controls{display:flex;gap:8px;align-items:center;margin:8px 0 12px;flex-wrap:wrap}
