@@ -37,6 +37,7 @@ def _default_data() -> Path:
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True, help="folder for results.json and judgements.jsonl")
 @click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar (same as --no-progress)")
 def judge_eval(
     judge_spec: str,
     data: Path | None,
@@ -46,6 +47,7 @@ def judge_eval(
     cache: bool,
     out_dir: Path,
     progress: bool,
+    quiet: bool,
 ) -> None:
     """Judge labelled pairs and report balanced accuracy, ROC AUC, per-class F1, unparseable share and speed.
 
@@ -64,7 +66,7 @@ def judge_eval(
 
     from ..runs.progress import progress_bar
 
-    with progress_bar(total, f"judging with {judge.id}", enabled=progress) as advance:
+    with progress_bar(total, f"judging with {judge.id}", enabled=progress and not quiet) as advance:
         figures = run_judge_eval(judge, data_path, out_dir, limit, batch_size, progress=advance)
 
     from rich.console import Console
