@@ -227,3 +227,40 @@ def test_run_judge_eval_writes_results_and_judgements(tmp_path):
     assert [x["id"] for x in lines] == ["a", "b", "c"]
     assert lines[2]["status"] == "unparseable" and lines[2]["probability"] is None and lines[2]["raw"] == "hmm"
     assert lines[0]["gold"] == "supports" and f["n"] == 3
+
+
+def test_measured_trust_picks_the_task_then_the_primary(tmp_path, monkeypatch):
+    import json as _json
+
+    from vericite import evaluate as ev
+
+    table = {
+        "llm:m@1": {"balanced_accuracy": 0.6, "task": "vitaminc-support",
+                    "also": [{"balanced_accuracy": 0.7, "task": "kalma-alignment"}]},
+        "triple@1": {"balanced_accuracy": 0.8, "task": "kalma-alignment"},
+    }
+    fake = tmp_path / "pkg" / "judges"
+    fake.mkdir(parents=True)
+    (fake / "measured.json").write_text(_json.dumps(table))
+    monkeypatch.setattr(ev, "__file__", str(tmp_path / "pkg" / "evaluate.py"))
+    assert ev.measured_trust("llm:m@1", "kalma-alignment")["balanced_accuracy"] == 0.7
+    assert ev.measured_trust("llm:m@1") == {"balanced_accuracy": 0.6, "task": "vitaminc-support"}  # no 'also' leaks
+    assert ev.measured_trust("llm:m@1", "other")["balanced_accuracy"] == 0.6
+    assert ev.measured_trust("triple@2") is None  # another version of a judge is not the measured one
+    assert ev.measured_trust("nope@1") is None and ev.measured_trust(None) is None
+
+
+def test_shipped_measurements_match_their_recorded_data():
+    """judges/measured.json's triple@1 figures are what judge-eval gives on the hand-labelled alignment pairs now."""
+    from pathlib import Path
+
+    from vericite.evaluate import measured_trust
+    from vericite.judges import load_judge
+    from vericite.judges.meta import evaluate_judge, load_pairs
+
+    repo = Path(__file__).resolve().parents[1]
+    pairs = load_pairs(repo / "datasets" / "kalma-alignment-hand.jsonl")
+    figures = evaluate_judge(load_judge("triple"), pairs)
+    rec = measured_trust("triple@1", "kalma-alignment")
+    assert rec["n"] == len(pairs) == 126
+    assert rec["balanced_accuracy"] == round(figures["balanced_accuracy"], 3)

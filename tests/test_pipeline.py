@@ -65,8 +65,9 @@ def test_generate_then_evaluate_then_report(tmp_path):
     assert m["citation_recall_micro"]["value"] == pytest.approx(2 / 3)
     assert m["geval_fluency"]["value"] is None and "geval" in m["geval_fluency"]["reason"].lower()
     assert res["model"]["backend"] == "fake" and res["judges"]["alignment"]["id"] == "triple@1"
-    assert "not measured" in res["judges"]["alignment"]["measured"]["note"]  # the report says how far to trust it
-    assert "judge for alignment: triple@1" in r.output
+    trust = res["judges"]["alignment"]["measured"]  # the report says how far to trust it: measured on the same task
+    assert trust["task"] == "kalma-alignment" and 0 < trust["balanced_accuracy"] < 1
+    assert "judge for alignment: triple@1 — measured balanced accuracy" in r.output
     ev = [json.loads(l) for l in (tmp_path / "ev" / "samples.jsonl").read_text().splitlines()]
     assert ev[0]["judgements"] and {j["purpose"] for j in ev[0]["judgements"]} == {"alignment", "na"}
 

@@ -110,8 +110,13 @@ def load_judge_spec(spec: str, cfg: EvaluateConfig) -> Any | None:
     return load_judge(spec, threads=cfg.threads, cache=cfg.cache)
 
 
-def measured_trust(judge_id: str | None) -> dict[str, Any] | None:
-    """The judge's measured accuracy from vericite's judge meta-evaluation (judges/measured.json), if any."""
+#: the task `vericite evaluate` uses a KaLMA judge for (alignment and [NA]): a key of judges/measured.json
+ALIGNMENT_TASK = "kalma-alignment"
+
+
+def measured_trust(judge_id: str | None, task: str | None = None) -> dict[str, Any] | None:
+    """The judge's measured accuracy from vericite's judge meta-evaluation (judges/measured.json), if any: the
+    measurement on ``task`` when there is one (e.g. ``"kalma-alignment"``), else the judge's primary one."""
     if not judge_id:
         return None
     path = Path(__file__).resolve().parent / "judges" / "measured.json"
@@ -119,7 +124,16 @@ def measured_trust(judge_id: str | None) -> dict[str, Any] | None:
         table = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
-    return table.get(judge_id) or table.get(judge_id.split("@")[0])
+    entry = table.get(judge_id) or table.get(judge_id.split("@")[0])
+    if not isinstance(entry, dict):
+        return None
+    primary = {k: v for k, v in entry.items() if k != "also"}
+    also = [m for m in entry.get("also") or [] if isinstance(m, dict)]
+    if task is not None:
+        for m in [primary, *also]:
+            if m.get("task") == task:
+                return m
+    return primary
 
 
 def geval_results(items: Sequence[Item], backend: Any, resamples: int, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -199,7 +213,7 @@ def evaluate_items(
             status[k] = status.get(k, 0) + v
     judges = {}
     if judge_id:
-        judges["alignment"] = judges["na"] = {"id": judge_id, "measured": measured_trust(judge_id)}
+        judges["alignment"] = judges["na"] = {"id": judge_id, "measured": measured_trust(judge_id, ALIGNMENT_TASK)}
     if geval_backend is not None:
         gid = metrics[GEVAL_METRICS[0]]["judge"]
         judges["geval"] = {"id": gid, "measured": measured_trust(gid)}

@@ -545,7 +545,7 @@ def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Map
         measured = j.get("measured")
         if isinstance(measured, Mapping):
             ba, auc = fmt(measured.get("balanced_accuracy")), fmt(measured.get("roc_auc"))
-            src = esc(measured.get("source") or "")
+            src = esc(measured.get("data") or measured.get("source") or "")
             trust = f'<td class="num">{ba}</td><td class="num">{auc}</td><td>{src}</td>'
         else:
             trust = '<td colspan="3" class="muted">not measured</td>'
