@@ -2,9 +2,14 @@
 
     .venv/bin/python benchmarks/bench_judges.py [--judges smollm2-135m,qwen2.5-coder-1.5b,nli] [--pairs 8]
                                                 [--nli-pairs 64] [--runs 5] [--threads 2]
+                                                [--data vitaminc|kalma-alignment]
 
-Pairs: the first ones of the shared VitaminC dev set. Each figure is the median pairs/s over ``--runs`` timed
-runs, after one untimed warm-up run (model load, first prompt).
+Pairs (``--data``): ``vitaminc``, the first ones of the shared VitaminC dev set (every pair has its own evidence);
+or ``kalma-alignment``, the workload of ``vericite evaluate``: the hand-labelled alignment pairs of
+datasets/kalma-alignment-hand.jsonl, taken a whole sentence at a time (every citation of a sentence is a pair
+with that sentence as evidence), sentences drawn at random (seed 0) until there are ``--pairs`` pairs, so the
+pairs per sentence are those of real answers (126 pairs over 65 sentences). Each figure is the median pairs/s
+over ``--runs`` timed runs, after one untimed warm-up run (model load, first prompt).
 
 * ``llm:<model>`` batched: ``LLMJudge`` over the llama.cpp backend's ``next_token_logprobs`` (logits of the
   last position only; consecutive prompts reuse their common token prefix, the judge's shared instruction),
@@ -138,6 +143,25 @@ def bench_nli(pairs: list[JudgePair], runs: int, threads: int) -> dict:
     return {"judge": "nli:<random MiniLM-L6-sized BERT>@1", "pairs": len(pairs), "batched": batched, "naive": naive, "batched_runs": b_runs, "naive_runs": n_runs, "max_abs_diff": diff}
 
 
+def alignment_pairs(n: int, seed: int = 0) -> list[JudgePair]:
+    """Whole sentences of the hand-labelled KaLMA alignment pairs, drawn at random, until there are >= n pairs."""
+    import random
+
+    from vericite.judges.meta import load_pairs
+
+    groups: dict[str, list[JudgePair]] = {}
+    for x in load_pairs(ROOT / "datasets" / "kalma-alignment-hand.jsonl"):
+        groups.setdefault(x.evidence, []).append(JudgePair(x.evidence, x.claim))
+    order = list(groups)
+    random.Random(seed).shuffle(order)
+    out: list[JudgePair] = []
+    for ev in order:
+        if len(out) >= n:
+            break
+        out.extend(groups[ev])
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--judges", default="smollm2-135m,qwen2.5-coder-1.5b,nli")
@@ -145,19 +169,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--nli-pairs", type=int, default=64)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--data", choices=("vitaminc", "kalma-alignment"), default="vitaminc")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     a = ap.parse_args(argv)
-    data = load_vitaminc(limit=max(a.pairs, a.nli_pairs))
-    all_pairs = [JudgePair(x.evidence, x.claim) for x in data]
+    if a.data == "vitaminc":
+        data = load_vitaminc(limit=max(a.pairs, a.nli_pairs))
+        all_pairs = [JudgePair(x.evidence, x.claim) for x in data]
+        llm_pairs, nli_pairs = all_pairs[: a.pairs], all_pairs[: a.nli_pairs]
+    else:
+        llm_pairs, nli_pairs = alignment_pairs(a.pairs), alignment_pairs(a.nli_pairs)
     results = []
     for name in [j.strip() for j in a.judges.split(",") if j.strip()]:
         if name == "nli":
-            results.append(bench_nli(all_pairs[: a.nli_pairs], a.runs, a.threads))
+            results.append(bench_nli(nli_pairs, a.runs, a.threads))
         else:
-            results.append(bench_llm(name, all_pairs[: a.pairs], a.runs, a.threads))
+            results.append(bench_llm(name, llm_pairs, a.runs, a.threads))
         r = results[-1]
         print(f"  done {r['judge']}", file=sys.stderr, flush=True)
-    print(f"judge throughput, median of {a.runs} runs after a warm-up; {a.threads} threads; {platform.processor() or platform.machine()}")
+    sentences = len({p.evidence for p in llm_pairs})
+    print(f"judge throughput on {a.data} pairs ({len(llm_pairs)} LLM pairs over {sentences} distinct evidence texts), "
+          f"median of {a.runs} runs after a warm-up; {a.threads} threads; {platform.processor() or platform.machine()}")
     print(f"{'judge':<40} {'pairs':>5} {'batched p/s':>12} {'naive p/s':>10} {'speed-up':>9} {'max |dP|':>9}")
     for r in results:
         print(f"{r['judge']:<40} {r['pairs']:>5} {r['batched']:>12.2f} {r['naive']:>10.2f} {r['batched'] / r['naive']:>8.1f}x {r['max_abs_diff']:>9.1e}")
