@@ -62,7 +62,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset")
     ap.add_argument("--scorer", default="smollm2-135m")
-    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=4, help="rounds to replay for the scoring modes (0: only the time per entry)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--modes", default="single,batch,prefix")
     ap.add_argument("--max-candidates", type=int, default=0, help="score only the first N candidates of a round (0: all)")
@@ -71,6 +71,8 @@ def main() -> None:
     print("## time per entry (from the build)")
     for line in timing_table(entries):
         print(line)
+    if args.rounds <= 0:
+        return
     from vericite.models import load_model
 
     model = load_model(args.scorer, threads=args.threads, cache=False)
