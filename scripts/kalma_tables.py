@@ -8,7 +8,9 @@ and Figures 4, 5), written into a Markdown file between two markers so the prose
 Every figure is read from the runs' ``results.json`` (nothing is typed in by hand): values are percentages like
 the paper's, with the 95 % bootstrap interval in brackets and n, the number of answers. A run that is missing is
 skipped with a line saying so. ``--alignment-judge NAME=RUN`` adds an alignment column from a re-evaluation of
-the same answers with another judge (``vericite evaluate --input RUN/samples.jsonl --judge ...``).
+the same answers with another judge (``vericite evaluate --input RUN/samples.jsonl --judge ...``);
+``--geval-specific RUN`` / ``--geval-general RUN`` take Table 7's G-Eval columns from a re-evaluation of the
+answers with ``--geval-model``.
 """
 
 from __future__ import annotations
@@ -173,11 +175,24 @@ def build(args: argparse.Namespace) -> str:
         parts.append("\n### General and specific questions (counterpart of Table 7)\n")
         geval_scale = lambda name: 1.0 if name.startswith("geval_") else 100.0  # noqa: E731  (G-Eval is on 1-5)
         cols = align + CITATION_MICRO + GEVAL
+
+        def with_geval(res: Mapping[str, Any], run: str | None) -> tuple[dict[str, Any], str | None]:
+            """The run's metrics, G-Eval taken from a re-evaluation of its answers when one is given."""
+            metrics = dict(res["metrics"])
+            g = load(run)
+            if g is not None:
+                metrics.update({n: g["metrics"].get(n) for _, n in GEVAL})
+                return metrics, ((g.get("judges") or {}).get("geval") or {}).get("id")
+            return metrics, None
+
+        gm, gid = with_geval(gen, args.geval_general)
+        sm, sid = with_geval(spec, args.geval_specific)
         parts.append(table(["setting", "n"] + [h for h, _ in cols],
-                           [metric_row("general", gen["metrics"], cols, geval_scale),
-                            metric_row("specific", spec["metrics"], cols, geval_scale)]))
-        if all((spec["metrics"].get(n) or {}).get("value") is None for _, n in GEVAL):
-            reason = (spec["metrics"].get("geval_coherence") or {}).get("reason") or "not computed"
+                           [metric_row("general", gm, cols, geval_scale), metric_row("specific", sm, cols, geval_scale)]))
+        if gid or sid:
+            parts.append(f"\nG-Eval (1–5, scored by `{gid or sid}`) on the same answers; n is the number of answers scored.")
+        if all((sm.get(n) or {}).get("value") is None for _, n in GEVAL):
+            reason = (sm.get("geval_coherence") or {}).get("reason") or "not computed"
             parts.append(f"\nG-Eval columns: {reason}.")
     return "\n".join(parts) + "\n"
 
@@ -189,6 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--removal")
     ap.add_argument("--retrieval")
     ap.add_argument("--alignment-judge", action="append", default=[], metavar="LABEL=RUN")
+    ap.add_argument("--geval-specific", help="an evaluation of the specific run's answers with --geval-model (Table 7)")
+    ap.add_argument("--geval-general", help="the same for the general run")
     ap.add_argument("--doc", required=True, help="Markdown file; the tables go between the markers (appended if absent)")
     ap.add_argument("--img", default="docs/img")
     ap.add_argument("--prefix", default="kalma")
