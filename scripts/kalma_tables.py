@@ -103,7 +103,7 @@ def describe(res: Mapping[str, Any]) -> str:
     sha = (model.get("sha256") or "")[:12]
     return (
         f"model `{model.get('name')}` ({model.get('model')}, sha256 {sha}…), prompt `{res.get('prompt')}`, "
-        f"metrics `{(res.get('metric_versions') or {}).get('kalma')}`, judge `{judge}` ({acc_s}), "
+        f"metrics `{ev.get('metrics') or 'kalma@' + str((res.get('metric_versions') or {}).get('kalma'))}`, judge `{judge}` ({acc_s}), "
         f"vericite {res.get('vericite_version')}"
     )
 
@@ -129,17 +129,17 @@ def build(args: argparse.Namespace) -> str:
 
     first = next((r for r in (spec, gen, rem, ret) if r is not None), None)
     if first is not None:
-        parts.append("Runs: " + describe(first) + ".")
+        parts.append("Runs: " + describe(first) + ".\n")
 
     align = [("Align.", "alignment_micro")]
     if spec is not None:
-        parts.append("### Citation quality, specific questions (counterpart of Table 3)\n")
+        parts.append("### Citation quality (counterpart of Table 3)\n")
         rows = [metric_row(f"{spec['model']['name']}, specific", spec["metrics"], align + CITATION_MICRO + MACRO)]
         if gen is not None:
             rows.append(metric_row(f"{gen['model']['name']}, general", gen["metrics"], align + CITATION_MICRO + MACRO))
         parts.append(table(["run", "n"] + [h for h, _ in align + CITATION_MICRO + MACRO], rows))
         if extra:
-            parts.append("\nAlignment of the same answers under other judges (micro; the judge's measured accuracy in brackets):\n")
+            parts.append("\nAlignment of the same answers under other judges (with the judge's measured balanced accuracy on KaLMA alignment pairs):\n")
             erows = []
             for label, r in extra.items():
                 j = (r.get("judges") or {}).get("alignment") or {}
