@@ -9,8 +9,8 @@ or ``kalma-alignment``, the workload of ``vericite evaluate``: the hand-labelled
 datasets/kalma-alignment-hand.jsonl, taken a whole sentence at a time (every citation of a sentence is a pair
 with that sentence as evidence), every k-th sentence in text order so that about ``--pairs`` pairs come out (all
 126 pairs over 65 sentences for k = 1; 61 over 33 for ``--pairs 60``), so the pairs per sentence stay those of
-real answers. Each figure is the median pairs/s
-over ``--runs`` timed runs, after one untimed warm-up run (model load, first prompt).
+real answers. Each figure is the median pairs/s over ``--runs`` timed runs, after one untimed warm-up run of each path (model load, first prompt); the two paths
+alternate run by run, so a change in the machine's load falls on both alike.
 
 * ``llm:<model>`` batched: ``LLMJudge`` over the llama.cpp backend's ``next_token_logprobs`` (logits of the
   last position only; consecutive prompts reuse their common token prefix, the judge's shared instruction),
@@ -46,14 +46,18 @@ from vericite.judges.meta import load_vitaminc  # noqa: E402
 from vericite.types import JudgePair  # noqa: E402
 
 
-def timed_runs(fn, runs: int, n_pairs: int) -> tuple[float, list[float], list]:
-    last = fn()  # warm-up, untimed
-    rates = []
+def timed_pair(fa, fb, runs: int, n_pairs: int) -> tuple[tuple[float, list[float], list], tuple[float, list[float], list]]:
+    """Time two paths over the same pairs, alternating them run by run (a, b, a, b, ...) after one untimed
+    warm-up of each, so a change in the machine's load falls on both alike; returns (median, rates, last
+    output) for each."""
+    outs = [fa(), fb()]  # warm-up, untimed
+    rates: list[list[float]] = [[], []]
     for _ in range(runs):
-        t0 = time.perf_counter()
-        last = fn()
-        rates.append(n_pairs / (time.perf_counter() - t0))
-    return statistics.median(rates), rates, last
+        for i, fn in enumerate((fa, fb)):
+            t0 = time.perf_counter()
+            outs[i] = fn()
+            rates[i].append(n_pairs / (time.perf_counter() - t0))
+    return (statistics.median(rates[0]), rates[0], outs[0]), (statistics.median(rates[1]), rates[1], outs[1])
 
 
 # --------------------------------------------------------------------------- LLM judges
@@ -89,12 +93,13 @@ def bench_llm(name: str, pairs: list[JudgePair], runs: int, threads: int) -> dic
 
     backend = load_model(name, threads=threads, cache=False)
     judge = LLMJudge(backend, batch_size=len(pairs))
-    batched, batched_runs, b_out = timed_runs(lambda: judge.judge(pairs), runs, len(pairs))
+    naive_judge = NaiveLlamaJudge(str(model_path(get_spec(name))), threads)
+    (batched, batched_runs, b_out), (naive, naive_runs, n_out) = timed_pair(
+        lambda: judge.judge(pairs), lambda: [naive_judge.p_yes(judge.messages(p)) for p in pairs], runs, len(pairs)
+    )
+    naive_judge.llm.close()
     if hasattr(backend, "close"):
         backend.close()
-    naive_judge = NaiveLlamaJudge(str(model_path(get_spec(name))), threads)
-    naive, naive_runs, n_out = timed_runs(lambda: [naive_judge.p_yes(judge.messages(p)) for p in pairs], runs, len(pairs))
-    naive_judge.llm.close()
     diff = max(abs(a.probability - b) for a, b in zip(b_out, n_out) if a.probability is not None and b is not None)
     return {"judge": judge.id, "pairs": len(pairs), "batched": batched, "naive": naive, "batched_runs": batched_runs, "naive_runs": naive_runs, "max_abs_diff": diff}
 
@@ -138,8 +143,9 @@ def bench_nli(pairs: list[JudgePair], runs: int, threads: int) -> dict:
         build_minilm_sized(Path(d), pairs)
         batched_judge = NLIJudge(d, batch_size=16, threads=threads)
         single_judge = NLIJudge(d, batch_size=1, threads=threads)
-        batched, b_runs, b_out = timed_runs(lambda: batched_judge.judge(pairs), runs, len(pairs))
-        naive, n_runs, n_out = timed_runs(lambda: [single_judge.judge([p])[0] for p in pairs], runs, len(pairs))
+        (batched, b_runs, b_out), (naive, n_runs, n_out) = timed_pair(
+            lambda: batched_judge.judge(pairs), lambda: [single_judge.judge([p])[0] for p in pairs], runs, len(pairs)
+        )
     diff = max(abs(a.probability - b.probability) for a, b in zip(b_out, n_out))
     return {"judge": "nli:<random MiniLM-L6-sized BERT>@1", "pairs": len(pairs), "batched": batched, "naive": naive, "batched_runs": b_runs, "naive_runs": n_runs, "max_abs_diff": diff}
 
