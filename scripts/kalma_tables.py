@@ -149,8 +149,8 @@ def build(args: argparse.Namespace) -> str:
             parts.append(table(["answers", "judge", "balanced accuracy", "n", "Align. (micro)", "Align. (macro)"], erows))
 
     if rem is not None:
-        x, rows = experiment_rows(rem)
-        parts.append(f"\n### Knowledge removal (counterpart of Table 5 and Figure 4)\n")
+        _, rows = experiment_rows(rem)
+        parts.append("\n### Knowledge removal (counterpart of Table 5 and Figure 4)\n")
         parts.append(table(["removed", "n"] + [h for h, _ in CITATION_MICRO + NA],
                            [metric_row(str(r["level"]), r["metrics"], CITATION_MICRO + NA) for r in rows]))
         p = img / f"{args.prefix}-removal-na.svg"
@@ -162,8 +162,8 @@ def build(args: argparse.Namespace) -> str:
                      + img_link(p2, "citation quality against removed triples"))
 
     if ret is not None:
-        x, rows = experiment_rows(ret)
-        parts.append(f"\n### Retrieval accuracy (counterpart of Figure 5)\n")
+        _, rows = experiment_rows(ret)
+        parts.append("\n### Retrieval accuracy (counterpart of Figure 5)\n")
         parts.append(table(["retrieval accuracy (%)", "n"] + [h for h, _ in CITATION_MICRO],
                            [metric_row(str(r["level"]), r["metrics"], CITATION_MICRO) for r in rows]))
         p = img / f"{args.prefix}-retrieval.svg"
