@@ -9,8 +9,9 @@ or ``kalma-alignment``, the workload of ``vericite evaluate``: the hand-labelled
 datasets/kalma-alignment-hand.jsonl, taken a whole sentence at a time (every citation of a sentence is a pair
 with that sentence as evidence), every k-th sentence in text order so that about ``--pairs`` pairs come out (all
 126 pairs over 65 sentences for k = 1; 61 over 33 for ``--pairs 60``), so the pairs per sentence stay those of
-real answers. Each figure is the median pairs/s over ``--runs`` timed runs, after one untimed warm-up run of each path (model load, first prompt); the two paths
-alternate run by run, so a change in the machine's load falls on both alike.
+real answers. Each figure is the median pairs/s over ``--runs`` timed runs, after one untimed warm-up run of each
+path (model load, first prompt); the two paths alternate run by run, so a change in the machine's load falls on
+both alike.
 
 * ``llm:<model>`` batched: ``LLMJudge`` over the llama.cpp backend's ``next_token_logprobs`` (logits of the
   last position only; consecutive prompts reuse their common token prefix, the judge's shared instruction),

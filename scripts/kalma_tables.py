@@ -83,10 +83,10 @@ def experiment_rows(res: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     return exp.get("x", name), exp["rows"]
 
 
-def chart(path: Path, title: str, x_label: str, rows: Sequence[Mapping[str, Any]], names: Sequence[str], *, level_label=str) -> None:
+def chart(path: Path, title: str, x_label: str, rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
     from vericite.runs.report import line_chart, standalone_svg
 
-    levels = [level_label(r["level"]) for r in rows]
+    levels = [r["level"] for r in rows]
     series = [(n, [r["metrics"].get(n) for r in rows]) for n in names]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(standalone_svg(line_chart(title, x_label, levels, series)), encoding="utf-8")

@@ -7,6 +7,7 @@ countries, occupations and birth dates are the values of ``country of citizenshi
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from pathlib import Path
