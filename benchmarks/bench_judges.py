@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_judges.py [--judges smollm2-135m,qwen2.5-coder-1.5b,nli] [--pairs 8]
                                                 [--nli-pairs 64] [--runs 5] [--threads 2]
-                                                [--data vitaminc|kalma-alignment]
+                                                [--data vitaminc|kalma-alignment] [--prompt N]
 
 Pairs (``--data``): ``vitaminc``, the first ones of the shared VitaminC dev set (every pair has its own evidence);
 or ``kalma-alignment``, the workload of ``vericite evaluate``: the hand-labelled alignment pairs of
@@ -23,7 +23,8 @@ both alike.
   (hidden 384, 6 layers, 12 heads) with a word-level vocabulary built from the pairs: its speed is
   representative, its judgements are noise.
 
-The agreement column is the largest |P(batched) - P(naive)| over the set: both paths must compute the same thing.
+``--prompt N`` picks the LLM judges' prompt (``judge.support.vN``, default: the judge's default); both paths send
+the same prompt. The agreement column is the largest |P(batched) - P(naive)| over the set: both paths must compute the same thing.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from vericite.judges.llm import NO_CANDIDATES, YES_CANDIDATES, LLMJudge, yes_probability  # noqa: E402
+from vericite.judges.llm import DEFAULT_PROMPT, NO_CANDIDATES, YES_CANDIDATES, LLMJudge, yes_probability  # noqa: E402
 from vericite.judges.meta import load_vitaminc  # noqa: E402
 from vericite.types import JudgePair  # noqa: E402
 
@@ -88,12 +89,12 @@ class NaiveLlamaJudge:
         return yes_probability({c: float(lp[t]) for c, t in self.first_tokens.items()})[0]
 
 
-def bench_llm(name: str, pairs: list[JudgePair], runs: int, threads: int) -> dict:
+def bench_llm(name: str, pairs: list[JudgePair], runs: int, threads: int, prompt: str | None = None) -> dict:
     from vericite.models import load_model
     from vericite.models.provision import get_spec, model_path
 
     backend = load_model(name, threads=threads, cache=False)
-    judge = LLMJudge(backend, batch_size=len(pairs))
+    judge = LLMJudge(backend, prompt or DEFAULT_PROMPT, batch_size=len(pairs))
     naive_judge = NaiveLlamaJudge(str(model_path(get_spec(name))), threads)
     (batched, batched_runs, b_out), (naive, naive_runs, n_out) = timed_pair(
         lambda: judge.judge(pairs), lambda: [naive_judge.p_yes(judge.messages(p)) for p in pairs], runs, len(pairs)
@@ -172,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--data", choices=("vitaminc", "kalma-alignment"), default="vitaminc")
+    ap.add_argument("--prompt", type=int, default=None, help="LLM judge prompt number (judge.support.vN)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     a = ap.parse_args(argv)
     if a.data == "vitaminc":
@@ -185,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
         if name == "nli":
             results.append(bench_nli(nli_pairs, a.runs, a.threads))
         else:
-            results.append(bench_llm(name, llm_pairs, a.runs, a.threads))
+            results.append(bench_llm(name, llm_pairs, a.runs, a.threads, a.prompt and f"judge.support.v{a.prompt}"))
         r = results[-1]
         print(f"  done {r['judge']}", file=sys.stderr, flush=True)
     sentences = len({p.evidence for p in llm_pairs})

@@ -96,8 +96,15 @@ def test_llm_spec_loads_the_model_through_load_model(monkeypatch):
 
     monkeypatch.setattr(vericite.models, "load_model", fake_load_model, raising=False)
     judge = load_judge("llm:tiny", threads=1, cache=False)
-    assert isinstance(judge, LLMJudge) and judge.id == "llm:tiny@1"
+    assert isinstance(judge, LLMJudge) and judge.id == "llm:tiny@2"  # the default prompt
     assert seen["args"] == ("tiny", {"threads": 1, "cache": False})
+    # the id a results file shows can be passed back: "@<n>" picks the judge prompt
+    judge = load_judge("llm:tiny@2", threads=1, cache=False)
+    assert judge.id == "llm:tiny@2" and judge.prompt_version == "judge.support.v2"
+    assert seen["args"][0] == "tiny"
+    for bad in ("llm:tiny@9", "llm:@2", "llm:tiny@x"):
+        with pytest.raises(VericiteError, match="known prompt numbers: 1, 2"):
+            load_judge(bad)
 
 
 # --------------------------------------------------------------------------- the command

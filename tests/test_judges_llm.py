@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 
@@ -101,7 +102,7 @@ def test_scorer_path_probabilities_labels_and_batches():
     }
     backend = ScorerBackend(table)
     judge = LLMJudge(backend, batch_size=2)
-    assert judge.id == "llm:tiny-scorer@1" and judge.prompt_version == "judge.support.v1"
+    assert judge.id == "llm:tiny-scorer@2" and judge.prompt_version == "judge.support.v2"  # the default
     pairs = [JudgePair("ev", c) for c in table]
     out = judge.judge(pairs)
     assert [n for n, _ in backend.calls] == [2, 2, 1]  # batched
@@ -114,7 +115,7 @@ def test_scorer_path_probabilities_labels_and_batches():
     assert json.loads(out[2].raw)["candidates"] == {}
     assert out[3].probability == pytest.approx(0.5) and out[3].label == "supported"
     assert out[4].probability == 0.0
-    assert all(j.judge == "llm:tiny-scorer@1" and j.evidence == "ev" for j in out)
+    assert all(j.judge == "llm:tiny-scorer@2" and j.evidence == "ev" for j in out)
     assert [j.claim for j in out] == list(table)
     raw = json.loads(out[0].raw)
     assert raw["candidates"] == {"Yes": -0.2, "No": -1.8} and set(raw["answer_logmass"]) == {"yes", "no"}
@@ -126,9 +127,28 @@ def test_prompt_shares_its_prefix_and_holds_the_question():
     a, b = backend.prompts
     assert a[0] == b[0] and a[0]["role"] == "system"  # the shared instruction comes first
     user = a[1]["content"]
-    assert user.startswith("Evidence: Rome is in Italy.") and "Claim: Rome is Italian." in user
-    assert user.endswith("Does the evidence support the claim? Answer Yes or No.")
-    assert a == build_messages("Rome is in Italy.", "Rome is Italian.")
+    assert user.startswith("Does the evidence support the claim? Answer Yes or No.\n\nEvidence: Rome is in Italy.")
+    assert user.endswith("Claim: Rome is Italian.")
+    assert a == build_messages("Rome is in Italy.", "Rome is Italian.", "judge.support.v2")
+    # v1, the first released prompt, is kept as it was: the question after the claim
+    v1 = LLMJudge(ScorerBackend({}), "judge.support.v1")
+    user1 = v1.messages(JudgePair("Rome is in Italy.", "Rome is Italian."))[1]["content"]
+    assert user1.startswith("Evidence: Rome is in Italy.") and user1.endswith("Does the evidence support the claim? Answer Yes or No.")
+    assert v1.id.endswith("@1")
+
+
+def test_prompt_v2_puts_the_question_first_so_only_the_claim_is_new():
+    ev = "Zhou Yu was born in Lujiang and married Xiao Qiao."
+    a = build_messages(ev, "place of birth: Lujiang", "judge.support.v2")
+    b = build_messages(ev, "spouse: Xiao Qiao", "judge.support.v2")
+    assert a[0] == b[0] == build_messages(ev, "x", "judge.support.v1")[0]  # same instruction as v1
+    ua, ub = a[1]["content"], b[1]["content"]
+    shared = len(os.path.commonprefix([ua, ub]))
+    assert ua.startswith("Does the evidence support the claim? Answer Yes or No.")
+    assert ua[:shared].endswith(f"Evidence: {ev}\n\nClaim: ")  # everything up to the claim is shared
+    assert ua[shared:] == "place of birth: Lujiang" and ub[shared:] == "spouse: Xiao Qiao"
+    judge = LLMJudge(ScorerBackend({}), "judge.support.v2")
+    assert judge.id.endswith("@2") and judge.messages(JudgePair(ev, "spouse: Xiao Qiao")) == b
 
 
 def test_unknown_prompt_version_and_bad_batch_size():
@@ -181,7 +201,7 @@ def test_with_the_project_fake_backend():
     out = judge.judge([JudgePair("e", "good one"), JudgePair("e", "bad one")])
     assert out[0].status == "ok" and out[0].probability > 0.5
     assert out[1].status == "ok" and out[1].probability < 0.5
-    assert judge.id.startswith("llm:fake") and judge.id.endswith("@1")
+    assert judge.id.startswith("llm:fake") and judge.id.endswith("@2")
 
 
 def test_pairs_sharing_evidence_are_sent_together_and_returned_in_order():
@@ -189,7 +209,7 @@ def test_pairs_sharing_evidence_are_sent_together_and_returned_in_order():
     backend = ScorerBackend(table)
     pairs = [JudgePair("S1", "a"), JudgePair("S2", "b"), JudgePair("S1", "c"), JudgePair("S2", "a")]
     out = LLMJudge(backend, batch_size=3).judge(pairs)
-    sent = [m[-1]["content"].split("\n")[0] for m in backend.prompts]
+    sent = [m[-1]["content"].split("\n\n")[1] for m in backend.prompts]
     assert sent == ["Evidence: S1", "Evidence: S1", "Evidence: S2", "Evidence: S2"]
     assert [(j.evidence, j.claim) for j in out] == [(p.evidence, p.claim) for p in pairs]
     assert out[0].probability > 0.9 and out[1].probability < 0.1 and out[2].probability == pytest.approx(0.5)

@@ -29,7 +29,7 @@ def test_llm_judge_on_smollm2_batched_equals_fresh_one_at_a_time():
     from vericite.models import load_model
 
     judge = load_judge("llm:smollm2-135m", threads=1, cache=False)
-    assert isinstance(judge, LLMJudge) and judge.id == "llm:smollm2-135m@1"
+    assert isinstance(judge, LLMJudge) and judge.id == "llm:smollm2-135m@2"
     out = judge.judge(PAIRS)
     assert [j.status for j in out] == ["ok"] * len(PAIRS)
     for j in out:

@@ -47,7 +47,7 @@ def print_results(results: dict[str, Any], out: str | None = None) -> None:
 @click.command()
 @click.option("--input", "-i", "input_path", required=True, help="JSONL of answers (or a run's samples.jsonl)")
 @click.option("--out", "-o", required=True, help="folder for results.json, samples.jsonl, bad_lines.jsonl")
-@click.option("--judge", "-j", help="alignment / [NA] judge: triple, llm:<model>, nli:<model dir or hub id>, none [default: triple]")
+@click.option("--judge", "-j", help="alignment / [NA] judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, none [default: triple]")
 @click.option("--geval-model", help="LLM for G-Eval text quality (e.g. qwen2.5-coder-1.5b); without it G-Eval is not computed")
 @click.option("--base-url", help="OpenAI-compatible server for openai:<model> judges")
 @click.option("--hypothesis", type=click.Choice(["property", "entity"]), help='judge claim: "{property}: {value}" (paper) or "{entity} {property}: {value}"')

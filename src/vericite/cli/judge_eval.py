@@ -24,7 +24,7 @@ def _default_data() -> Path:
 
 
 @click.command("judge-eval")
-@click.option("--judge", "judge_spec", required=True, help="triple, nli:<model dir or hub id>, llm:<model name>")
+@click.option("--judge", "judge_spec", required=True, help="triple, nli:<model dir or hub id>, llm:<model name>[@<prompt number>]")
 @click.option(
     "--data",
     type=click.Path(dir_okay=True, path_type=Path),

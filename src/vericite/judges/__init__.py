@@ -24,9 +24,25 @@ def parse_judge_spec(spec: str) -> tuple[str, str]:
     return kind.strip(), arg.strip()
 
 
+def _llm_prompt_suffix(arg: str) -> tuple[str, str | None]:
+    """``"qwen2.5-coder-1.5b@2"`` -> ("qwen2.5-coder-1.5b", "judge.support.v2"): the number after "@" picks the
+    judge prompt, so the id a results file shows (``llm:<model>@<n>``) can be passed back as a spec; no "@"
+    -> the default prompt. An unknown number is an error that lists the known ones."""
+    name, at, number = arg.rpartition("@")
+    if not at:
+        return arg, None
+    from .llm import PROMPTS  # lazy, like the model code
+
+    version = f"judge.support.v{number.strip()}"
+    if not name.strip() or version not in PROMPTS:
+        known = ", ".join(v.rsplit(".v", 1)[1] for v in sorted(PROMPTS))
+        raise VericiteError(f"unknown judge prompt {number!r} in llm:{arg} (known prompt numbers: {known})")
+    return name.strip(), version
+
+
 def load_judge(spec: str, *, threads: int | None = None, cache: bool = True, **options: Any) -> Any:
     """Build a judge from a spec: ``triple``, ``nli:<model dir or hub id>``, ``llm:<model name>``, or any
-    registered kind (``kind`` or ``kind:argument``). ``threads`` goes to the model (llama.cpp threads, torch
+    registered kind (``kind`` or ``kind:argument``); ``llm:<model name>@<n>`` picks judge prompt n. ``threads`` goes to the model (llama.cpp threads, torch
     intra-op threads); ``cache`` turns the model call cache on or off; other options go to the judge."""
     kind, arg = parse_judge_spec(spec)
     if not kind:
@@ -39,9 +55,12 @@ def load_judge(spec: str, *, threads: int | None = None, cache: bool = True, **o
     if kind == "llm":
         if not arg:
             raise VericiteError("the llm judge needs a model: llm:<model name> (see `vericite models`)")
+        name, version = _llm_prompt_suffix(arg)
+        if version is not None:
+            options = {**options, "prompt_version": version}
         from ..models import load_model  # lazy: importing vericite.judges loads no model code
 
-        backend = load_model(arg, threads=threads, cache=cache)
+        backend = load_model(name, threads=threads, cache=cache)
         return factory(backend, **options)
     return factory(arg, **options) if arg else factory(**options)
 

@@ -37,8 +37,17 @@ PROMPTS: dict[str, dict[str, str]] = {
         ),
         "user": "Evidence: {evidence}\n\nClaim: {claim}\n\nDoes the evidence support the claim? Answer Yes or No.",
     },
+    # v2: the same words, the question moved before the evidence, so that only the claim (and the chat
+    # markup after it) is new from one pair to the next when pairs share their evidence
+    "judge.support.v2": {
+        "system": (
+            "You are a careful fact-checker. You are given a piece of evidence and a claim. "
+            "Decide whether the evidence, on its own, supports the claim. Answer with one word: Yes or No."
+        ),
+        "user": "Does the evidence support the claim? Answer Yes or No.\n\nEvidence: {evidence}\n\nClaim: {claim}",
+    },
 }
-DEFAULT_PROMPT = "judge.support.v1"
+DEFAULT_PROMPT = "judge.support.v2"
 
 #: spellings asked for on the next_token_logprobs path (each a single token in common vocabularies)
 YES_CANDIDATES = ("Yes", " Yes", "yes", " yes")
