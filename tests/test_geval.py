@@ -68,3 +68,13 @@ def test_geval_on_the_embedded_smollm2():
         assert s[aspect].status == "ok"
         assert 1.0 <= s[aspect].score <= 5.0
         assert sum(s[aspect].probabilities.values()) == pytest.approx(1.0)
+
+
+def test_progress_counts_every_prompt_and_chunks_keep_the_order():
+    seen: list[int] = []
+    g = GEval(TextBackend([f"{d}" for d in "12345"]), aspects=["fluency", "relevance"])
+    items = [("Q?", f"A{i}.", []) for i in range(11)]  # 11 items: two calls per aspect (CHUNK = 8)
+    out = g.score(items, seen.append)
+    assert seen == [8, 3, 8, 3] and sum(seen) == len(items) * 2
+    # the text backend answers by position within a call: 1..5, 1..3 | 1..3
+    assert [o["fluency"].score for o in out] == [1, 2, 3, 4, 5, 1, 2, 3, 1, 2, 3]

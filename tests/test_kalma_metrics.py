@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Sequence
 
@@ -15,6 +16,7 @@ from vericite.metrics.base import MetricSpec, bootstrap_cis, f1_of, harmonic, po
 from vericite.metrics.kalma import (
     METRIC_NAMES,
     SPECS,
+    JUDGE_CHUNK,
     KalmaItem,
     aggregate_kalma,
     evaluate_kalma,
@@ -409,3 +411,26 @@ def test_aggregate_alone_from_counts():
     direct = aggregate_kalma(counts, resamples=100, seed=1)
     assert direct["citation_precision_micro"].value == evaluate_kalma(items).results["citation_precision_micro"].value
     assert direct["citation_precision_micro"].resamples == 100
+
+
+def test_large_corpora_are_judged_in_chunks_that_keep_a_sentence_together_and_report_progress():
+    # 40 answers x 2 sentences x 2 citations = 160 pairs: more than one JUDGE_CHUNK
+    items = [
+        KalmaItem(parse_kg_answer(f"A{n} one {c(1)}{c(2)}. A{n} two {c(3)}{c(4)}.", graph_from_triples(list(K.values()))), list(K.values()), [K[1]], id=str(n))
+        for n in range(40)
+    ]
+    judge = FakeJudge(lambda p: True)
+    seen: list[int] = []
+
+    @contextlib.contextmanager
+    def progress(total):
+        seen.append(total)
+        yield lambda n=1: seen.append(n)
+
+    r = evaluate_kalma(items, judge, progress=progress)
+    assert len(judge.calls) > 1 and all(len(ch) >= JUDGE_CHUNK for ch in judge.calls[:-1])
+    assert seen[0] == 160 and sum(seen[1:]) == 160 and seen[1:] == [len(ch) for ch in judge.calls]
+    for before, after in zip(judge.calls, judge.calls[1:]):
+        assert before[-1].evidence != after[0].evidence  # no sentence is split across two calls
+    assert values(r) == values(evaluate_kalma(items, FakeJudge(lambda p: True)))  # chunking changes no figure
+    assert r.config["judgements"] == 160

@@ -95,6 +95,19 @@ def test_evaluate_counts_bad_lines_and_keeps_going(tmp_path):
     assert [b["line"] for b in bad] == [2, 3]
 
 
+def test_evaluate_shows_judging_progress_unless_quiet(tmp_path, monkeypatch):
+    import vericite.runs.progress as progress
+
+    monkeypatch.setattr(progress, "LOG_INTERVAL_S", 0.0)  # every step past the interval: a line per judge call
+    backend = FakeBackend(replies=citing_reply)
+    generate_run(GenerateConfig(dataset="x", model="fake", knowledge="given"), tmp_path / "gen", samples=make_samples(), backend=backend, progress=False)
+    args = ["evaluate", "-i", str(tmp_path / "gen" / "samples.jsonl"), "-o", str(tmp_path / "ev")]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0 and re.search(r"^judging: (\d+)/\1 after 0:00$", r.output, re.M), r.output
+    r = CliRunner().invoke(cli, [*args, "-q"])
+    assert r.exit_code == 0 and "judging:" not in r.output
+
+
 def test_evaluate_user_errors_are_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["evaluate", "-i", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "o")])
     assert r.exit_code == 2 and "input file not found" in r.output and "Traceback" not in r.output

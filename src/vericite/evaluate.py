@@ -136,12 +136,17 @@ def measured_trust(judge_id: str | None, task: str | None = None) -> dict[str, A
     return primary
 
 
-def geval_results(items: Sequence[Item], backend: Any, resamples: int, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def geval_results(
+    items: Sequence[Item], backend: Any, resamples: int, seed: int, progress: bool = False
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     from .metrics.base import bootstrap_cis, point, ratio_of_sums
     from .metrics.geval import GEval
+    from .runs.progress import progress_bar
 
     scorer = GEval(backend)
-    scored = scorer.score([(it.sample.question, " ".join(s.clean for s in it.answer.sentences), it.sample.knowledge) for it in items])  # type: ignore[union-attr]
+    inputs = [(it.sample.question, " ".join(s.clean for s in it.answer.sentences), it.sample.knowledge) for it in items]  # type: ignore[union-attr]
+    with progress_bar(len(inputs) * len(scorer.aspects), "G-Eval", enabled=progress) as advance:
+        scored = scorer.score(inputs, advance)
     per_item = [{k: v.to_dict() for k, v in s.items()} for s in scored]
     results: dict[str, Any] = {}
     for aspect in scorer.aspects:
@@ -169,12 +174,15 @@ def evaluate_items(
     judge: Any | None = None,
     geval_backend: Any | None = None,
     load: bool = True,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Score parsed items; returns (results body, per-sample output records)."""
+    """Score parsed items; returns (results body, per-sample output records). ``progress``: show the progress
+    of judging and G-Eval (a bar on a terminal, a plain line every 30 s elsewhere)."""
     from .attribution.kg import graph_from_triples, parse_kg_answer
     from .metrics.geval import VERSION as GEVAL_VERSION
     from .metrics.kalma import VERSION as KALMA_VERSION
     from .metrics.kalma import KalmaItem, evaluate_kalma
+    from .runs.progress import progress_bar
 
     for it in items:
         it.answer = parse_kg_answer(it.raw, graph_from_triples(it.sample.knowledge))
@@ -187,6 +195,7 @@ def evaluate_items(
         match=cfg.match,
         resamples=cfg.resamples,
         seed=cfg.seed,
+        progress=lambda total: progress_bar(total, "judging", enabled=progress),
     )
     metrics: dict[str, Any] = {}
     judge_id = report.config.get("judge")
@@ -200,7 +209,7 @@ def evaluate_items(
 
         geval_backend = load_model(cfg.geval_model, threads=cfg.threads, base_url=cfg.base_url, cache=cfg.cache)
     if geval_backend is not None and items:
-        g, geval_items = geval_results(items, geval_backend, cfg.resamples, cfg.seed)
+        g, geval_items = geval_results(items, geval_backend, cfg.resamples, cfg.seed, progress)
         metrics.update(g)
     else:
         why = "no G-Eval model (--geval-model)" if items else "no answers"
@@ -272,7 +281,7 @@ def run_metadata(kind: str, config: dict[str, Any], manifest: dict[str, Any] | N
     }
 
 
-def evaluate_file(input_path: str | Path, out: str | Path, cfg: EvaluateConfig) -> dict[str, Any]:
+def evaluate_file(input_path: str | Path, out: str | Path, cfg: EvaluateConfig, *, progress: bool = False) -> dict[str, Any]:
     read = read_answers(input_path)
     if not read.items:
         raise DataError(f"{input_path}: no answer could be read ({len(read.bad)} bad lines; first: {read.bad[0]['reason'] if read.bad else 'file is empty'})")
@@ -283,7 +292,7 @@ def evaluate_file(input_path: str | Path, out: str | Path, cfg: EvaluateConfig) 
             manifest = json.loads(sibling.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             manifest = None
-    body, records = evaluate_items(read.items, cfg)
+    body, records = evaluate_items(read.items, cfg, progress=progress)
     results = run_metadata("evaluate", {**cfg.model_dump(), "input": str(input_path)}, manifest)
     results.update(body)
     results["counts"]["bad_lines"] = len(read.bad)

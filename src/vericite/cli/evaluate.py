@@ -57,7 +57,8 @@ def print_results(results: dict[str, Any], out: str | None = None) -> None:
 @click.option("--threads", type=int, help="CPU threads for local models")
 @click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="METRIC=VALUE", help="exit 1 when METRIC is below VALUE (or not computed); repeatable")
-def evaluate(input_path: str, out: str, no_cache: bool, fail_under: tuple[str, ...], **opts: Any) -> None:
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def evaluate(input_path: str, out: str, no_cache: bool, fail_under: tuple[str, ...], quiet: bool, **opts: Any) -> None:
     """Score attributed answers: citation correctness, precision/recall/F1, alignment, [NA], G-Eval."""
     from ..evaluate import EvaluateConfig, check_thresholds, evaluate_file, parse_thresholds
 
@@ -66,7 +67,7 @@ def evaluate(input_path: str, out: str, no_cache: bool, fail_under: tuple[str, .
         cfg = EvaluateConfig(**{k: v for k, v in {**opts, "cache": False if no_cache else None}.items() if v is not None})
     except ValidationError as e:
         raise VericiteError(f"invalid {validation_message(e)}") from None
-    results = evaluate_file(input_path, out, cfg)
+    results = evaluate_file(input_path, out, cfg, progress=not quiet)
     print_results(results, out)
     if results["counts"].get("bad_lines"):
         click.secho(f"{results['counts']['bad_lines']} input lines could not be evaluated: see {out}/bad_lines.jsonl", fg="yellow", err=True)

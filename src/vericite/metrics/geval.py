@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..generate.prompts import flatten_knowledge
 from ..types import GenParams, Triple
@@ -103,6 +103,9 @@ def expectation(logprobs: dict[str, float]) -> tuple[float, dict[str, float]] | 
     return sum(int(d) * p for d, p in probs.items()), probs
 
 
+#: prompts per backend call (progress moves by this many)
+CHUNK = 8
+
 _FIRST_DIGIT = re.compile(r"(?<!\d)([1-5])(?!\d)")
 
 
@@ -117,13 +120,20 @@ class GEval:
         self.aspects = tuple(aspects)
         self.id = f"geval@{VERSION}"
 
-    def score(self, items: Sequence[tuple[str, str, Sequence[Triple]]]) -> list[dict[str, GEvalScore]]:
-        """items: (question, answer with citations removed, knowledge). One dict aspect -> score per item."""
+    def score(
+        self, items: Sequence[tuple[str, str, Sequence[Triple]]], advance: Callable[[int], None] | None = None
+    ) -> list[dict[str, GEvalScore]]:
+        """items: (question, answer with citations removed, knowledge). One dict aspect -> score per item.
+        The backend gets the prompts of one aspect in calls of :data:`CHUNK`; ``advance(n)`` is called after
+        each with the number of prompts scored (len(items) x len(aspects) in all)."""
         out: list[dict[str, GEvalScore]] = [{} for _ in items]
         for aspect in self.aspects:
             prompts = [messages(aspect, q, a, k) for q, a, k in items]
-            for i, s in enumerate(self._score_prompts(aspect, prompts)):
-                out[i][aspect] = s
+            for start in range(0, len(prompts), CHUNK):
+                for i, s in enumerate(self._score_prompts(aspect, prompts[start : start + CHUNK]), start):
+                    out[i][aspect] = s
+                if advance is not None:
+                    advance(len(prompts[start : start + CHUNK]))
         return out
 
     def _score_prompts(self, aspect: str, prompts: list[list[dict[str, str]]]) -> list[GEvalScore]:

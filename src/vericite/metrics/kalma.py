@@ -2,8 +2,9 @@
 
 Two steps, kept apart: ``score_answer`` turns one parsed answer into small per-item counts
 (``KalmaCounts``), and ``aggregate_kalma`` turns the counts of a corpus into the fixed metric names with n and
-bootstrap intervals. ``evaluate_kalma`` does both, and makes every judge request of the corpus in one batched
-call, so an NLI or LLM judge sees one large batch rather than one call per answer.
+bootstrap intervals. ``evaluate_kalma`` does both, and sends the judge requests of the whole corpus together,
+in large batches (``JUDGE_CHUNK`` pairs), so an NLI or LLM judge sees large batches rather than one call per
+answer.
 
 Worked examples (metrics.md; both are tests in ``tests/test_kalma_metrics.py``):
 
@@ -41,8 +42,9 @@ Decisions (where the paper is silent, or metrics.md leaves a choice):
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -495,11 +497,14 @@ def evaluate_kalma(
     match: Match = "exact",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    progress: Callable[[int], ContextManager[Callable[[int], None]]] | None = None,
 ) -> KalmaReport:
     """Score a corpus of parsed answers: per-answer counts, then the twelve corpus metrics.
 
-    All judge pairs of the corpus (alignment and [NA], deduplicated) go to ``judge.judge`` in one call; all
-    off-topic questions to ``answers_question`` in one more call. The returned config records the judge, the
+    All judge pairs of the corpus (alignment and [NA], deduplicated, in answer order) go to ``judge.judge`` in
+    calls of about :data:`JUDGE_CHUNK` pairs (never splitting the pairs of one sentence), so a long judging can
+    report progress: ``progress(total)`` is entered with the number of pairs and yields ``advance(n)``. All
+    off-topic questions go to ``answers_question`` in one more call. The returned config records the judge, the
     hypothesis template, the match mode, the off-topic rule, the resamples and the seed."""
     if hypothesis not in HYPOTHESIS_TEMPLATES:
         raise VericiteError(f"unknown hypothesis {hypothesis!r}: want one of {', '.join(HYPOTHESIS_TEMPLATES)}")
@@ -525,12 +530,15 @@ def evaluate_kalma(
             per_item_pairs.append(mine)
         pairs = list(ordered)
         if pairs:
-            judgements = judge.judge(pairs)
-            if len(judgements) != len(pairs):
-                raise VericiteError(f"judge {_judge_id(judge)} returned {len(judgements)} judgements for {len(pairs)} pairs")
-            for p, j in zip(pairs, judgements):
-                verdict_of[p] = judgement_verdict(j)
-                judged[p] = j
+            with (progress(len(pairs)) if progress is not None else contextlib.nullcontext(lambda n=1: None)) as advance:
+                for chunk in _sentence_chunks(pairs, JUDGE_CHUNK):
+                    judgements = judge.judge(chunk)
+                    if len(judgements) != len(chunk):
+                        raise VericiteError(f"judge {_judge_id(judge)} returned {len(judgements)} judgements for {len(chunk)} pairs")
+                    for p, j in zip(chunk, judgements):
+                        verdict_of[p] = judgement_verdict(j)
+                        judged[p] = j
+                    advance(len(chunk))
         n_judgements = len(pairs)
         n_unparseable = sum(1 for v in verdict_of.values() if v is None)
 
@@ -567,6 +575,23 @@ def evaluate_kalma(
     }
     item_judgements = [[{**judged[pair].to_dict(), "purpose": purpose} for purpose, pair in mine if pair in judged] for mine in per_item_pairs]
     return KalmaReport(results, counts, config, item_judgements)
+
+
+#: pairs per judge call in :func:`evaluate_kalma` (a batched judge gets batches this large; progress moves by them)
+JUDGE_CHUNK = 64
+
+
+def _sentence_chunks(pairs: Sequence[JudgePair], size: int) -> Iterator[list[JudgePair]]:
+    """Consecutive runs of about ``size`` pairs; a run is only cut where the evidence changes, so the pairs of
+    one sentence stay in one call (a judge that reuses the evidence's evaluation sees them together)."""
+    chunk: list[JudgePair] = []
+    for p in pairs:
+        if len(chunk) >= size and p.evidence != chunk[-1].evidence:
+            yield chunk
+            chunk = []
+        chunk.append(p)
+    if chunk:
+        yield chunk
 
 
 def _pair(sentence: str, t: Triple, hypothesis: Hypothesis, names: Mapping[str, Sequence[str]]) -> JudgePair:

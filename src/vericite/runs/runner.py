@@ -101,7 +101,9 @@ def run_config(cfg: RunConfig, out: str | Path, *, resume: bool = False, progres
         manifest = generate_run(gen_cfg, sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
         records = list(read_jsonl(sub / "samples.jsonl"))
         items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n), Item)]
-        body, evaluated = evaluate_items(items, eval_cfg, judge=judge, geval_backend=geval_backend, load=geval_backend is None and bool(cfg.geval_model))
+        body, evaluated = evaluate_items(
+            items, eval_cfg, judge=judge, geval_backend=geval_backend, load=geval_backend is None and bool(cfg.geval_model), progress=progress
+        )
         level_results = run_metadata("evaluate", {**cfg.model_dump(), "level": level}, manifest)
         level_results.update(body)
         level_results["counts"]["failed_calls"] = manifest.get("summary", {}).get("failed_calls", 0)
