@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_judges.py [--judges smollm2-135m,qwen2.5-coder-1.5b,nli] [--pairs 8]
                                                 [--nli-pairs 64] [--runs 5] [--threads 2]
-                                                [--data vitaminc|kalma-alignment] [--prompt N]
+                                                [--data vitaminc|kalma-alignment] [--prompt N] [--device cpu]
 
 Pairs (``--data``): ``vitaminc``, the first ones of the shared VitaminC dev set (every pair has its own evidence);
 or ``kalma-alignment``, the workload of ``vericite evaluate``: the hand-labelled alignment pairs of
@@ -138,18 +138,18 @@ def build_minilm_sized(folder: Path, pairs: list[JudgePair]) -> None:
     tok.save_pretrained(folder)
 
 
-def bench_nli(pairs: list[JudgePair], runs: int, threads: int) -> dict:
+def bench_nli(pairs: list[JudgePair], runs: int, threads: int, device: str = "cpu") -> dict:
     from vericite.judges.nli import NLIJudge
 
     with tempfile.TemporaryDirectory() as d:
         build_minilm_sized(Path(d), pairs)
-        batched_judge = NLIJudge(d, batch_size=16, threads=threads)
-        single_judge = NLIJudge(d, batch_size=1, threads=threads)
+        batched_judge = NLIJudge(d, batch_size=16, threads=threads, device=device)
+        single_judge = NLIJudge(d, batch_size=1, threads=threads, device=device)
         (batched, b_runs, b_out), (naive, n_runs, n_out) = timed_pair(
             lambda: batched_judge.judge(pairs), lambda: [single_judge.judge([p])[0] for p in pairs], runs, len(pairs)
         )
     diff = max(abs(a.probability - b.probability) for a, b in zip(b_out, n_out))
-    return {"judge": "nli:<random MiniLM-L6-sized BERT>@1", "pairs": len(pairs), "batched": batched, "naive": naive, "batched_runs": b_runs, "naive_runs": n_runs, "max_abs_diff": diff}
+    return {"judge": "nli:<random MiniLM-L6-sized BERT>@1" + ("" if device == "cpu" else f" on {device}"), "pairs": len(pairs), "batched": batched, "naive": naive, "batched_runs": b_runs, "naive_runs": n_runs, "max_abs_diff": diff}
 
 
 def alignment_pairs(n: int) -> list[JudgePair]:
@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--data", choices=("vitaminc", "kalma-alignment"), default="vitaminc")
+    ap.add_argument("--device", default="cpu", help="torch device for the NLI judge (cpu, cuda...)")
     ap.add_argument("--prompt", type=int, default=None, help="LLM judge prompt number (judge.support.vN)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     a = ap.parse_args(argv)
@@ -185,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     for name in [j.strip() for j in a.judges.split(",") if j.strip()]:
         if name == "nli":
-            results.append(bench_nli(nli_pairs, a.runs, a.threads))
+            results.append(bench_nli(nli_pairs, a.runs, a.threads, a.device))
         else:
             results.append(bench_llm(name, llm_pairs, a.runs, a.threads, a.prompt and f"judge.support.v{a.prompt}"))
         r = results[-1]
