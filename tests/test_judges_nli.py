@@ -184,6 +184,41 @@ def test_batched_equals_one_at_a_time(classifier_dir):
     assert [j.raw for j in batched] == [j.raw for j in one_by_one]  # rounded to 6 decimals: identical
 
 
+def test_judgements_are_cached_like_model_calls(classifier_dir, tmp_path, monkeypatch):
+    import shutil
+
+    from vericite.judges import load_judge
+    from vericite.judges.nli import NLIJudge
+    from vericite.models.cache import CallCache
+
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "vc"))  # the remembered file hashes go there too
+    cache = CallCache(tmp_path / "calls.sqlite")
+    first = NLIJudge(str(classifier_dir), batch_size=2, cache=cache)
+    fresh = first.judge(PAIRS)
+    assert len(cache) == len(PAIRS)
+    # a second judge on the same folder answers from the cache: the model is never run
+    again = NLIJudge(str(classifier_dir), batch_size=2, cache=cache)
+    again._probabilities = lambda batch: pytest.fail("the model ran on a cached pair")
+    assert [j.to_dict() for j in again.judge(PAIRS)] == [j.to_dict() for j in fresh]
+    # a new pair among cached ones: only it is computed, and the order is kept
+    del again._probabilities
+    extra = JudgePair("a red cat sat on the mat", "the cat is blue")
+    mixed = again.judge([PAIRS[0], extra, PAIRS[1]])
+    assert [j.claim for j in mixed] == [PAIRS[0].claim, extra.claim, PAIRS[1].claim] and len(cache) == len(PAIRS) + 1
+    assert mixed[1].to_dict() == NLIJudge(str(classifier_dir)).judge([extra])[0].to_dict()  # uncached judge agrees
+    # other weights (same folder name, a changed file) or another template: other keys
+    other = tmp_path / "other"
+    shutil.copytree(classifier_dir, other)
+    build_classifier(other, {0: "contradiction", 1: "entailment", 2: "neutral"}, seed=7)
+    assert NLIJudge(str(other), cache=cache)._cache_material["model"] != first._cache_material["model"]
+    templ = NLIJudge(str(classifier_dir), cache=cache, hypothesis_template="It is true that {claim}")
+    templ.judge(PAIRS[:1])
+    assert len(cache) == len(PAIRS) + 2
+    # the spec path: load_judge passes the cache switch on
+    assert load_judge(f"nli:{classifier_dir}", cache=False).cache is None
+    assert NLIJudge(str(classifier_dir)).cache is None  # the class alone: no cache unless asked
+
+
 def test_permuted_label_mapping_reads_the_right_class(tmp_path):
     need_torch()
     from transformers import AutoModelForSequenceClassification, AutoTokenizer

@@ -51,7 +51,7 @@ def load_judge(spec: str, *, threads: int | None = None, cache: bool = True, **o
     if kind == "nli":
         if not arg:
             raise VericiteError("the nli judge needs a model: nli:<local folder or hub id>")
-        return factory(arg, threads=threads, **options)
+        return factory(arg, threads=threads, cache=cache, **options)
     if kind == "llm":
         if not arg:
             raise VericiteError("the llm judge needs a model: llm:<model name> (see `vericite models`)")

@@ -20,6 +20,11 @@ was in (float32 arithmetic differs in the 7th digit between batch shapes). Only 
 (``only_first``) to ``max_length`` tokens: cutting the claim would judge a different claim. A pair whose claim
 alone does not fit is judged with the claim truncated too, and its judgement says so in ``raw``.
 
+Judgements are cached like model calls (``cache``: the call cache of ``vericite.models.cache``): the key is the
+judge version, the model's identity (the sha256 of every file of a local folder; the commit of a hub model),
+the kind, the entailment class, ``max_length``, the hypothesis template and the pair, so a pair judged once by
+the same model is not judged again. A hub model whose commit is unknown is not cached.
+
 torch and transformers are optional (``pip install 'vericite[nli]'``) and imported only when a judge is built.
 """
 
@@ -27,6 +32,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import VericiteError
@@ -85,9 +92,18 @@ def find_entailment_index(id2label: dict[Any, str], entailment_label: int | str 
     )
 
 
-def _is_local(model: str) -> bool:
-    from pathlib import Path
+def _open_cache(cache: Any) -> Any:
+    """None/False: no cache; True: the default call cache; a path: a cache there; a CallCache: itself."""
+    if cache is None or cache is False:
+        return None
+    from ..models.cache import CallCache
 
+    if isinstance(cache, CallCache):
+        return cache
+    return CallCache() if cache is True else CallCache(os.fspath(cache))
+
+
+def _is_local(model: str) -> bool:
     return Path(model).expanduser().exists()
 
 
@@ -112,6 +128,7 @@ class NLIJudge:
         entailment_label: int | str | None = None,
         threshold: float = 0.5,
         threads: int | None = None,
+        cache: Any = None,
     ) -> None:
         if batch_size < 1:
             raise VericiteError(f"batch_size must be at least 1, not {batch_size}")
@@ -159,6 +176,27 @@ class NLIJudge:
         pad = self.tokenizer.pad_token_id
         if pad is None:
             raise VericiteError(f"the tokenizer of {self.model_name!r} has no padding token, so pairs cannot be batched")
+        self.cache = _open_cache(cache)
+        fingerprint = self._fingerprint() if self.cache is not None else None
+        if fingerprint is None:
+            self.cache = None
+        self._cache_material = {
+            "kind": "nli-judgement", "judge_version": VERSION, "model": fingerprint, "model_kind": self.kind,
+            "entailment": getattr(self, "entailment_index", None), "max_length": self.max_length,
+            "template": self.hypothesis_template,
+        }
+
+    def _fingerprint(self) -> dict[str, Any] | None:
+        """What identifies the weights: the sha256 of every file of a local folder (remembered per size and
+        mtime, so a large file is hashed once), or a hub model's commit; None when unknown."""
+        if _is_local(self.model_name):
+            from ..models.provision import file_sha256
+
+            folder = Path(self.model_name).expanduser()
+            files = sorted(f for f in folder.rglob("*") if f.is_file() and not f.name.startswith("."))
+            return {"files": {str(f.relative_to(folder)): file_sha256(f) for f in files}}
+        commit = getattr(self.model.config, "_commit_hash", None)
+        return {"hub": self.model_name, "commit": commit} if commit else None
 
     # ------------------------------------------------------------------ encoding
 
@@ -244,29 +282,41 @@ class NLIJudge:
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         if not pairs:
             return []
-        encoded = [self._encode(p) for p in pairs]
+        keys: list[str | None] = [None] * len(pairs)
+        found: dict[int, tuple[list[float], bool]] = {}
+        if self.cache is not None:
+            for i, p in enumerate(pairs):
+                keys[i] = self.cache.key({**self._cache_material, "evidence": p.evidence, "claim": p.claim})
+                hit = self.cache.get(keys[i])
+                if hit is not None:
+                    found[i] = (list(hit["row"]), bool(hit["claim_truncated"]))
+        todo = [i for i in range(len(pairs)) if i not in found]
+        encoded = {i: self._encode(pairs[i]) for i in todo}
         # longest first: the first batch shows at once whether the longest pairs fit in memory
-        order = sorted(range(len(pairs)), key=lambda i: (-len(encoded[i][0]), i))
-        results: list[Judgement | None] = [None] * len(pairs)
+        order = sorted(todo, key=lambda i: (-len(encoded[i][0]), i))
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
             probs = self._probabilities(self._batch_tensors([encoded[i] for i in idx]))
             for i, row in zip(idx, probs):
                 # float32 results differ in the 7th digit between batch shapes (different matmul blocking);
                 # 6 decimals make a pair's score the same batched or alone (bar a value on a rounding edge)
-                row = [round(float(v), DIGITS) for v in row]
-                p_support = row[1] if self.kind == "seq2seq" else row[self.entailment_index]
-                raw: dict[str, Any] = dict(zip(self.labels, row))
-                if encoded[i][2]:
-                    raw["claim_truncated"] = True
-                ok = math.isfinite(p_support)
-                results[i] = Judgement(
-                    judge=self.id,
-                    claim=pairs[i].claim,
-                    evidence=pairs[i].evidence,
-                    probability=float(p_support) if ok else None,
-                    label=("supported" if p_support >= self.threshold else "not_supported") if ok else None,
-                    raw=json.dumps(raw, sort_keys=True),
-                    status="ok" if ok else "failed",
-                )
-        return [j for j in results if j is not None]
+                found[i] = ([round(float(v), DIGITS) for v in row], encoded[i][2])
+                if self.cache is not None and all(math.isfinite(v) for v in found[i][0]):
+                    self.cache.put(keys[i], "nli-judgement", {"row": found[i][0], "claim_truncated": found[i][1]})  # type: ignore[arg-type]
+        return [self._judgement(p, *found[i]) for i, p in enumerate(pairs)]
+
+    def _judgement(self, pair: JudgePair, row: list[float], claim_truncated: bool) -> Judgement:
+        p_support = row[1] if self.kind == "seq2seq" else row[self.entailment_index]
+        raw: dict[str, Any] = dict(zip(self.labels, row))
+        if claim_truncated:
+            raw["claim_truncated"] = True
+        ok = math.isfinite(p_support)
+        return Judgement(
+            judge=self.id,
+            claim=pair.claim,
+            evidence=pair.evidence,
+            probability=float(p_support) if ok else None,
+            label=("supported" if p_support >= self.threshold else "not_supported") if ok else None,
+            raw=json.dumps(raw, sort_keys=True),
+            status="ok" if ok else "failed",
+        )
