@@ -42,8 +42,9 @@ def _llm_prompt_suffix(arg: str) -> tuple[str, str | None]:
 
 def load_judge(spec: str, *, threads: int | None = None, cache: bool = True, **options: Any) -> Any:
     """Build a judge from a spec: ``triple``, ``nli:<model dir or hub id>``, ``llm:<model name>``, or any
-    registered kind (``kind`` or ``kind:argument``); ``llm:<model name>@<n>`` picks judge prompt n. ``threads`` goes to the model (llama.cpp threads, torch
-    intra-op threads); ``cache`` turns the model call cache on or off; other options go to the judge."""
+    registered kind (``kind`` or ``kind:argument``); ``llm:<model name>@<n>`` picks judge prompt n.
+    ``threads`` goes to the model (llama.cpp threads, torch intra-op threads); ``cache`` turns the call cache
+    (model calls and NLI judgements) on or off; other options go to the judge."""
     kind, arg = parse_judge_spec(spec)
     if not kind:
         raise VericiteError(f"empty judge spec {spec!r}: want triple, nli:<model>, or llm:<model name>")

@@ -193,7 +193,8 @@ class NLIJudge:
             from ..models.provision import file_sha256
 
             folder = Path(self.model_name).expanduser()
-            files = sorted(f for f in folder.rglob("*") if f.is_file() and not f.name.startswith("."))
+            # every file of the folder, hidden ones (.git, editor files) and their folders left out
+            files = sorted(f for f in folder.rglob("*") if f.is_file() and not any(x.startswith(".") for x in f.relative_to(folder).parts))
             return {"files": {str(f.relative_to(folder)): file_sha256(f) for f in files}}
         commit = getattr(self.model.config, "_commit_hash", None)
         return {"hub": self.model_name, "commit": commit} if commit else None

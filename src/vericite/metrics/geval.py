@@ -130,10 +130,11 @@ class GEval:
         for aspect in self.aspects:
             prompts = [messages(aspect, q, a, k) for q, a, k in items]
             for start in range(0, len(prompts), CHUNK):
-                for i, s in enumerate(self._score_prompts(aspect, prompts[start : start + CHUNK]), start):
+                part = prompts[start : start + CHUNK]
+                for i, s in enumerate(self._score_prompts(aspect, part), start):
                     out[i][aspect] = s
                 if advance is not None:
-                    advance(len(prompts[start : start + CHUNK]))
+                    advance(len(part))
         return out
 
     def _score_prompts(self, aspect: str, prompts: list[list[dict[str, str]]]) -> list[GEvalScore]:
