@@ -14,7 +14,8 @@ path (model load, first prompt); the two paths alternate run by run, so a change
 both alike.
 
 * ``llm:<model>`` batched: ``LLMJudge`` over the llama.cpp backend's ``next_token_logprobs`` (logits of the
-  last position only; consecutive prompts reuse their common token prefix, the judge's shared instruction),
+  last position only; consecutive prompts reuse their common token prefix: the judge's instruction, and with
+  prompt v2 also the question and the evidence of pairs that share it),
   one call for the whole set; no call cache.
   naive: the method of the first probe in docs/models.md — a ``Llama(logits_all=True)`` reset before every pair,
   the whole chat prompt evaluated with logits kept for every position, P(yes) read from the last row.
@@ -43,7 +44,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from vericite.judges.llm import DEFAULT_PROMPT, NO_CANDIDATES, YES_CANDIDATES, LLMJudge, yes_probability  # noqa: E402
+from vericite.judges.llm import DEFAULT_PROMPT, NO_CANDIDATES, YES_CANDIDATES, LLMJudge, prompt_version, yes_probability  # noqa: E402
+from vericite.errors import VericiteError  # noqa: E402
 from vericite.judges.meta import load_vitaminc  # noqa: E402
 from vericite.types import JudgePair  # noqa: E402
 
@@ -177,6 +179,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--prompt", type=int, default=None, help="LLM judge prompt number (judge.support.vN)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     a = ap.parse_args(argv)
+    try:
+        prompt = prompt_version(a.prompt) if a.prompt else None
+    except VericiteError as e:
+        ap.error(str(e))
     if a.data == "vitaminc":
         data = load_vitaminc(limit=max(a.pairs, a.nli_pairs))
         all_pairs = [JudgePair(x.evidence, x.claim) for x in data]
@@ -188,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
         if name == "nli":
             results.append(bench_nli(nli_pairs, a.runs, a.threads, a.device))
         else:
-            results.append(bench_llm(name, llm_pairs, a.runs, a.threads, a.prompt and f"judge.support.v{a.prompt}"))
+            results.append(bench_llm(name, llm_pairs, a.runs, a.threads, prompt))
         r = results[-1]
         print(f"  done {r['judge']}", file=sys.stderr, flush=True)
     sentences = len({p.evidence for p in llm_pairs})

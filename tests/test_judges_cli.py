@@ -102,9 +102,11 @@ def test_llm_spec_loads_the_model_through_load_model(monkeypatch):
     judge = load_judge("llm:tiny@2", threads=1, cache=False)
     assert judge.id == "llm:tiny@2" and judge.prompt_version == "judge.support.v2"
     assert seen["args"][0] == "tiny"
-    for bad in ("llm:tiny@9", "llm:@2", "llm:tiny@x"):
-        with pytest.raises(VericiteError, match="known prompt numbers: 1, 2"):
+    for bad in ("llm:tiny@9", "llm:tiny@x"):
+        with pytest.raises(VericiteError, match=r"unknown judge prompt number .* \(known: 1, 2\)"):
             load_judge(bad)
+    with pytest.raises(VericiteError, match="names no model"):
+        load_judge("llm:@2")
 
 
 # --------------------------------------------------------------------------- the command

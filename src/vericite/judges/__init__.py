@@ -27,17 +27,15 @@ def parse_judge_spec(spec: str) -> tuple[str, str]:
 def _llm_prompt_suffix(arg: str) -> tuple[str, str | None]:
     """``"qwen2.5-coder-1.5b@2"`` -> ("qwen2.5-coder-1.5b", "judge.support.v2"): the number after "@" picks the
     judge prompt, so the id a results file shows (``llm:<model>@<n>``) can be passed back as a spec; no "@"
-    -> the default prompt. An unknown number is an error that lists the known ones."""
+    -> the default prompt."""
     name, at, number = arg.rpartition("@")
     if not at:
         return arg, None
-    from .llm import PROMPTS  # lazy, like the model code
+    if not name.strip():
+        raise VericiteError(f"llm:{arg} names no model: want llm:<model name>@<prompt number>")
+    from .llm import prompt_version  # lazy, like the model code
 
-    version = f"judge.support.v{number.strip()}"
-    if not name.strip() or version not in PROMPTS:
-        known = ", ".join(v.rsplit(".v", 1)[1] for v in sorted(PROMPTS))
-        raise VericiteError(f"unknown judge prompt {number!r} in llm:{arg} (known prompt numbers: {known})")
-    return name.strip(), version
+    return name.strip(), prompt_version(number)
 
 
 def load_judge(spec: str, *, threads: int | None = None, cache: bool = True, **options: Any) -> Any:

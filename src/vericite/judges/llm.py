@@ -108,6 +108,16 @@ def _prompt_number(version: str) -> str:
     return m.group(1) if m else version
 
 
+def prompt_version(number: int | str) -> str:
+    """The judge prompt with this number (the ``@<n>`` of a judge id): ``2`` -> ``"judge.support.v2"``; an
+    unknown number is a one-line error listing the known ones."""
+    version = f"judge.support.v{str(number).strip()}"
+    if version not in PROMPTS:
+        known = ", ".join(sorted((_prompt_number(v) for v in PROMPTS), key=lambda x: (len(x), x)))
+        raise VericiteError(f"unknown judge prompt number {str(number)!r} (known: {known})")
+    return version
+
+
 class LLMJudge:
     """Judge support with a prompted language model (any :class:`~vericite.types.LLMBackend`).
 
