@@ -14,8 +14,7 @@ from vericite import registry
 from vericite.cli.main import cli
 from vericite.models.fake import FakeBackend, last_user_message
 
-from tests.support.alce import verdicts
-from tests.unit.generate.test_alce_prompts import TINY
+from tests.support.alce import TINY, verdicts
 
 DOCS = [
     {"title": "The Sound of Silence", "text": "The Sound of Silence is a song by Simon & Garfunkel, written by Paul Simon.", "summary": "A song."},

@@ -1,4 +1,5 @@
-"""What the ALCE end-to-end tests share: a judge's verdicts on two documents, as a table judge reads them."""
+"""What the ALCE tests share: a judge's verdicts on two documents, as a table judge reads them; a tiny ALCE prompt
+file with its demonstrations."""
 
 from __future__ import annotations
 
@@ -22,3 +23,27 @@ def verdicts(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         {"premise": d1, "hypothesis": H1, "entailed": False},
         {"premise": d1, "hypothesis": H2, "entailed": True},
     ]
+
+
+# A prompt file in ALCE's shape (instruction, demo_sep, demo_prompt, doc_prompt, demos), small enough to write out by
+# hand what ALCE's run.py builds from it.
+DEMOS = [
+    {"question": "Q0?", "answer": "A0 [1].", "docs": [{"title": "T0a", "text": "t0a"}, {"title": "T0b", "text": "t0b"}, {"title": "T0c", "text": "t0c"}]},
+    {"question": "Q1?", "answer": ["Check: [1]", "Output: A1 [1]."], "docs": [{"title": "T1a", "text": "t1a"}]},
+    {
+        "question": "Q2?",
+        "answer": "A2 [2].",
+        "docs": [
+            {"title": "T2a", "text": "t2a", "summary": "Irrelevant to Q2.", "extraction": "e2a"},
+            {"title": "T2b", "text": "t2b", "summary": "s2b", "extraction": "irrelevant"},
+            {"title": "T2c", "text": "t2c", "summary": "s2c", "extraction": "e2c"},
+        ],
+    },
+]
+TINY = {
+    "instruction": "Instruction: Answer with citations.",
+    "demo_sep": "\n\n\n",
+    "demo_prompt": "{INST}\n\nQuestion: {Q}\n\n{D}\nAnswer: {A}",
+    "doc_prompt": "Document [{ID}](Title: {T}): {P}\n",
+    "demos": DEMOS,
+}

@@ -11,26 +11,8 @@ import pytest
 from vericite.errors import DataError, VericiteError
 from vericite.generate.prompts import alce as P
 
-DEMOS = [
-    {"question": "Q0?", "answer": "A0 [1].", "docs": [{"title": "T0a", "text": "t0a"}, {"title": "T0b", "text": "t0b"}, {"title": "T0c", "text": "t0c"}]},
-    {"question": "Q1?", "answer": ["Check: [1]", "Output: A1 [1]."], "docs": [{"title": "T1a", "text": "t1a"}]},
-    {
-        "question": "Q2?",
-        "answer": "A2 [2].",
-        "docs": [
-            {"title": "T2a", "text": "t2a", "summary": "Irrelevant to Q2.", "extraction": "e2a"},
-            {"title": "T2b", "text": "t2b", "summary": "s2b", "extraction": "irrelevant"},
-            {"title": "T2c", "text": "t2c", "summary": "s2c", "extraction": "e2c"},
-        ],
-    },
-]
-TINY = {
-    "instruction": "Instruction: Answer with citations.",
-    "demo_sep": "\n\n\n",
-    "demo_prompt": "{INST}\n\nQuestion: {Q}\n\n{D}\nAnswer: {A}",
-    "doc_prompt": "Document [{ID}](Title: {T}): {P}\n",
-    "demos": DEMOS,
-}
+from tests.support.alce import TINY
+
 DOCS = [{"title": "Ta", "text": "ta", "summary": "sa"}, {"title": "Tb", "text": "tb", "summary": "sb"}, {"title": "Tc", "text": "tc"}]
 
 
