@@ -241,6 +241,24 @@ def test_evaluate_checks_out_before_it_judges(tmp_path, blocked, monkeypatch):
     one_line_refusal(r, f"--out {existing} is a file, not a folder")
 
 
+def test_evaluate_refuses_an_out_another_evaluate_is_writing(tmp_path, monkeypatch):
+    """One writer per evaluation folder: while one evaluate holds --out, a second is refused in one line and
+    judges nothing; once the first is done, the folder is free and no lock file is left."""
+    from vericite.outputs import PathLock
+
+    generate_run(GenerateConfig(dataset="x", model="fake", knowledge="given"), tmp_path / "gen", samples=make_samples(), backend=FakeBackend(replies=citing_reply), progress=False)
+    inp = str(tmp_path / "gen" / "samples.jsonl")
+    out = tmp_path / "eval"
+    out.mkdir()
+    with PathLock(out / ".lock", f"evaluation folder {out}"):
+        r = CliRunner().invoke(cli, ["evaluate", "-i", inp, "-o", str(out), "-q"])
+        one_line_refusal(r, f"evaluation folder {out} is in use by another vericite process (pid {os.getpid()})")
+        assert not (out / "results.json").exists()
+    r = CliRunner().invoke(cli, ["evaluate", "-i", inp, "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    assert (out / "results.json").exists() and not (out / ".lock").exists()
+
+
 def test_run_judge_eval_and_export_annotation_refuse_a_bad_out(tmp_path, blocked):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"name: t\ndataset: {questions_file(tmp_path)}\nmodel: fake\nresamples: 10\n")

@@ -11,7 +11,9 @@ from typing import Any, Iterable
 
 from .. import __version__, jsonl
 from ..errors import DataError
+from ..outputs import PathLock
 from ..totals import token_totals
+from .rundir import LOCK
 
 
 def write_evaluation(out: str | Path, results: dict[str, Any], records: Iterable[dict[str, Any]], bad: list[dict[str, Any]]) -> Path:
@@ -45,6 +47,17 @@ def evaluate_file(input_path: str | Path, out: str | Path, cfg: Any, *, progress
     from ..outputs import check_out_dir
 
     check_out_dir(out)  # before judging: a bad --out is one line now, not a traceback after the work
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    # One writer per evaluation folder, as for run folders: a second evaluate into the same --out is refused in one
+    # line (with the holder's pid) instead of both writing the files.
+    with PathLock(folder / LOCK, f"evaluation folder {folder}"):
+        return _evaluate_locked(input_path, folder, cfg, progress=progress)
+
+
+def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: bool) -> dict[str, Any]:
+    from .. import evaluate
+
     task = evaluate.load_task(cfg.task)
     read = evaluate.read_answers(input_path, task)
     if not read.items:
