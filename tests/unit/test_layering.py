@@ -28,7 +28,8 @@ for _floor, _units in enumerate(
         ["generate", "evaluate", "datasets", "bench", "fakes"],
         ["runs"],
         ["report"],
-        ["cli"],
+        # __main__: `python -m vericite`, the cli itself
+        ["cli", "__main__"],
     ]
 ):
     FLOORS.update(dict.fromkeys(_units, _floor))
