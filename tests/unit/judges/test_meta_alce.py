@@ -159,3 +159,16 @@ def test_missing_and_broken_files(tmp_path):
 def test_pairs_are_judge_pairs(tmp_path):
     f = read_alce_human(write_mini(tmp_path))
     assert f.pairs()[0] == JudgePair(doc(1) + "\n" + doc(2), "Paris is the capital of France.")
+
+
+def test_trust_words_show_kappa_beside_alces_judge():
+    from vericite.judges.trust import trust_words
+
+    meas = {"task": "alce-human", "balanced_accuracy": 0.6, "cohen_kappa": 0.3, "roc_auc": None, "n": 26,
+            "data": "ALCE human labels, first answer of each run",
+            "reference": {"judge": "TRUE T5-11B", "cohen_kappa": 0.5, "balanced_accuracy": 0.75}}
+    words = trust_words(meas)
+    assert "recall κ 0.300" in words and "ROC AUC n/a" in words and "ALCE's TRUE T5-11B: κ 0.500" in words
+    assert trust_words({"balanced_accuracy": 0.7, "roc_auc": 0.8, "data": "VitaminC"}) == "measured balanced accuracy 0.700, ROC AUC 0.800 on VitaminC"
+    assert trust_words(None) == "accuracy not measured"
+
