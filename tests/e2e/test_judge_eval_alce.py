@@ -97,3 +97,14 @@ def test_shared_file_reference_row_is_the_files_labels(tmp_path, shared_data):
         assert res[k] == ref[k], k  # the table of the file's labels reproduces its reference row exactly
     for d in ("asqa", "eli5"):
         assert res["datasets"][d]["recall_cohen_kappa"] == ref["datasets"][d]["recall_cohen_kappa"]
+
+
+def test_report_of_an_alce_human_folder(tmp_path):
+    data = write_mini(tmp_path)
+    table = write_table(tmp_path / "t.jsonl", MINI)
+    assert invoke("--judge", f"table:{table}", "--data", data, "--out", tmp_path / "o", "-q").exit_code == 0
+    r = CliRunner().invoke(cli, ["report", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert html.count('class="grid-table alce-human"') == 3  # both datasets, asqa, eli5
+    assert 'data-figure="recall_cohen_kappa"><td>recall Cohen&#x27;s kappa</td><td class="num">-0.500' in html

@@ -122,6 +122,13 @@ def judge_eval_alce(
     fit = data_fit(judge, [(p.evidence, p.claim, "supports") for p in f.pairs()])
     if fit and fit["unfit"] == fit["pairs"]:
         raise VericiteError(f"{judge.id} cannot judge any of the {fit['pairs']} pairs in {f.path}: {fit['reason']}")
+    if fit and fit["unfit"]:
+        click.secho(
+            f"warning: {fit['unfit']} of {fit['pairs']} pairs ({fit['unfit'] / fit['pairs']:.1%}) cannot be judged by "
+            f"{judge.id}: {fit['reason']}; they will count as unparseable",
+            fg="yellow",
+            err=True,
+        )
     with progress_bar(len(f.pairs()), f"judging with {judge.id}", enabled=show_progress) as advance:
         results = run_alce_human_eval(judge, f, out_dir, batch_size, progress=advance, resume=resume)
     print_alce_human(results, out_dir, fmt)
