@@ -102,6 +102,27 @@ class AlceHumanFile:
         }  # fmt: skip
 
 
+def true_table(f: AlceHumanFile) -> list[dict[str, Any]]:
+    """The file's automatic (TRUE) labels as a ``table:`` judge's lines: a sentence's pair entailed iff its
+    automatic recall is 1, a lone citation's pair iff its automatic precision is 2 (a sentence with one citation:
+    the same pair as its sentence's, given once). Judged with it, ``judge-eval --task alce-human`` reproduces the
+    reference row's recall and full-vs-rest precision figures exactly (any-vs-none cannot be: one binary verdict
+    per pair has no "partial")."""
+    lines: dict[JudgePair, bool] = {}
+    for item in (*f.recall, *f.precision):
+        if item.automatic is None:
+            raise DataError(f"{f.path}: {item.dataset}/{item.system}/{item.id} has no automatic labels")
+        lines.setdefault(item.pair, item.automatic == (1 if item.kind == "recall" else 2))
+    return [{"premise": p.evidence, "hypothesis": p.claim, "entailed": v} for p, v in lines.items()]
+
+
+def write_true_table(f: AlceHumanFile, path: str | Path) -> Path:
+    """:func:`true_table` written as JSONL to ``path``."""
+    out = Path(path)
+    out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in true_table(f)), encoding="utf-8")
+    return out
+
+
 def default_file() -> Path:
     """The shared copy: ``<shared data>/alce/human_eval/human_eval_citations_completed.json`` (its MANIFEST:
     ``<shared data>/alce/MANIFEST.json``)."""
@@ -316,4 +337,4 @@ def run_alce_human_eval(
     return results
 
 
-__all__ = ["AlceHumanFile", "AlceItem", "REFERENCE_JUDGE", "default_file", "read_alce_human", "run_alce_human_eval"]
+__all__ = ["AlceHumanFile", "AlceItem", "REFERENCE_JUDGE", "default_file", "read_alce_human", "run_alce_human_eval", "true_table", "write_true_table"]

@@ -172,3 +172,11 @@ def test_trust_words_show_kappa_beside_alces_judge():
     assert trust_words({"balanced_accuracy": 0.7, "roc_auc": 0.8, "data": "VitaminC"}) == "measured balanced accuracy 0.700, ROC AUC 0.800 on VitaminC"
     assert trust_words(None) == "accuracy not measured"
 
+
+
+def test_true_table_is_the_files_automatic_labels(tmp_path):
+    from tests.support.alce_human import true_table as by_hand
+    from vericite.judges.meta_alce import true_table
+
+    f = read_alce_human(write_mini(tmp_path))
+    assert sorted(map(json.dumps, true_table(f))) == sorted(map(json.dumps, by_hand(MINI)))
