@@ -180,3 +180,4 @@ def test_true_table_is_the_files_automatic_labels(tmp_path):
 
     f = read_alce_human(write_mini(tmp_path))
     assert sorted(map(json.dumps, true_table(f))) == sorted(map(json.dumps, by_hand(MINI)))
+
