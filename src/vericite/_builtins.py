@@ -39,6 +39,7 @@ r.methods.register("fake", "vericite.fakes.pipeline:method_from_spec")
 # ALCE's baselines (VTG's Vanilla, Summ, Snippet, Rerank) and its closed-book model with post-hoc citation
 for _name in ("vanilla", "summ", "snippet", "rerank", "closedbook"):
     r.methods.register(_name, f"vericite.generate.alce:{_name}_from_spec")
+r.methods.register("vtg", "vericite.generate.vtg:from_spec")  # VTG: evolving memory and self-reflection
 
 # question sets
 r.datasets.register("biokalma", "vericite.datasets:biokalma_from_spec")
