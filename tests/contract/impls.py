@@ -309,6 +309,7 @@ IMPLS: list[Impl] = [
     Impl("experiments", "fake"),
     Impl("experiments", "conscious-incompetence"),
     Impl("experiments", "retrieval-accuracy"),
+    *(Impl("experiments", f"vtg-{e}") for e in ("docs-per-query", "queries", "trials", "ablation", "methods")),
     Impl("tasks", "fake"),
     Impl("tasks", "kalma"),
     Impl("tasks", "alce", extra=ALCE_FIELDS),
