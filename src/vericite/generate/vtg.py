@@ -177,7 +177,8 @@ class VtgMethod:
             trial = Trial(trial=t, memory=memory.sizes())
             st.trials.append(trial)
             params = dataclasses.replace(self.params, seed=self.seed + t)
-            sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params)
+            with tracer.timed("sentence"):
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params)
             if sentence is None:
                 trial.outcome, tracer.end = "end", why
                 if why == "repeated":
@@ -185,7 +186,8 @@ class VtgMethod:
                 trial.tokens = tracer.since_mark()
                 return None
             trial.sentence = sentence
-            cited, bad, trial.cite_raw = S.generate_citations(cite, sentence, memory, self.cite_params, o.at_most_citations)
+            with tracer.timed("cite"):
+                cited, bad, trial.cite_raw = S.generate_citations(cite, sentence, memory, self.cite_params, o.at_most_citations)
             trial.citations = [c + 1 for c in cited]
             if bad:
                 tracer.count("citations_out_of_range", bad)
@@ -227,13 +229,15 @@ class VtgMethod:
         o = self.opts
         previous = written[-1] if written else ""
         if o.query_generation:
-            queries, _raw = S.generate_queries(ask, sample.question, previous, sentence, o.queries, self.query_params)
+            with tracer.timed("queries"):
+                queries, _raw = S.generate_queries(ask, sample.question, previous, sentence, o.queries, self.query_params)
             if not queries:
                 tracer.count("queries_unreadable")
                 queries = [sentence]
         else:
             queries = [sentence]
-        found, by_query = S.find_evidence(search, queries, o.docs_per_query, memory)
+        with tracer.timed("retrieval"):
+            found, by_query = S.find_evidence(search, queries, o.docs_per_query, memory)
         if not found:
             tracer.count("retrieval_empty")
         memory.replace_short(found)
@@ -303,6 +307,10 @@ class _MeteredJudge:
         self.id = getattr(inner, "id", type(inner).__name__)
 
     def judge(self, pairs: Any) -> Any:
+        with self.tracer.timed("verify"):
+            return self._judge(pairs)
+
+    def _judge(self, pairs: Any) -> Any:
         inner = self.inner
         before = getattr(inner, "backend", None)
         if before is None:

@@ -6,8 +6,10 @@ could not be read, retrievals that found nothing, sentences kept unverified, the
 
 from __future__ import annotations
 
+import contextlib
+import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from ..models.usage import UsageMeter
 from ..types import Usage
@@ -63,6 +65,15 @@ class Tracer:
         self.judge_words = 0  # words of the premises and hypotheses judged (an LLM judge's tokens are not reported)
         self.end = ""  # end-marker | empty | sentence-cap | repeated
         self._mark: dict[str, Usage] = {}
+        self.seconds = {c: 0.0 for c in (*COMPONENTS, "retrieval")}  # wall time by component
+
+    @contextlib.contextmanager
+    def timed(self, component: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[component] += time.perf_counter() - t0
 
     def count(self, problem: str, n: int = 1) -> None:
         self.problems[problem] += n
@@ -83,6 +94,7 @@ class Tracer:
             "sentences": [asdict(s) for s in self.sentences],
             "components": {c: usage_dict(m.usage) for c, m in self.meters.items()},
             "judge": {"calls": self.judge_calls, "words": self.judge_words},
+            "seconds": {c: round(v, 3) for c, v in self.seconds.items()},
             "problems": dict(self.problems),
             "end": self.end,
             "trials": sum(len(s.trials) for s in self.sentences),

@@ -197,3 +197,4 @@ def test_manifest_and_summary():
     assert man["trials"] == 3 and man["judge"] == "fake@1" and "1500 words" in man["memory_rule"]
     s = m.summarise([rec])
     assert s["vtg"]["sentences"] == 1 and s["vtg"]["verified_sentences"] == 1
+    assert set(rec["vtg"]["seconds"]) == {"sentence", "cite", "queries", "verify", "retrieval"}
