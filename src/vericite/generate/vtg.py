@@ -36,6 +36,7 @@ from ..errors import VericiteError, validation_message
 from ..models.usage import metered
 from ..totals import status_totals
 from ..types import GenParams, Passage, Sample
+from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
 from .vtg_memory import MEMORY_RULE, Memory
@@ -68,6 +69,8 @@ class VtgOptions(BaseModel):
     at_most_citations: int = Field(default=3, ge=1)
     documents: Literal["auto", "given", "retrieve"] = "auto"
     index: str | None = None
+    store: str | None = None  # a graph store: memory of triples, D_L and the evidence finder by KaLMA's retrieval
+    knowledge: Literal["auto", "given", "retrieve"] = "auto"  # triples: the question's own, or retrieved from store
     retriever: str = "bm25"
     subtask: Literal["auto", "asqa", "qampari", "eli5"] = "auto"
     max_tokens: int = Field(default=100, ge=1)  # the sentence generator's
@@ -91,7 +94,7 @@ def with_citations(sentence: str, numbers: Sequence[int]) -> str:
 class VtgMethod:
     """VTG over documents (module docstring); built by :func:`from_spec`."""
 
-    def __init__(self, backend: Any, opts: VtgOptions, *, judge: Any, seed: int = 0, retriever: Any = None) -> None:
+    def __init__(self, backend: Any, opts: VtgOptions, *, judge: Any, seed: int = 0, retriever: Any = None, kg_retriever: Any = None, store: Any = None) -> None:
         from ..registry import create
         from .vtg_trace import COMPONENTS
 
@@ -101,6 +104,8 @@ class VtgMethod:
         self.judge = judge
         self.seed = seed
         self.retriever = retriever
+        self.kg_retriever = kg_retriever  # KaLMA's retrieval over a graph store: a memory of triples
+        self.store = store  # a store this method opened, closed by close()
         self.format = create("formats", CITATION_FORMAT)
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.cite_params = GenParams(max_tokens=opts.cite_max_tokens, temperature=0.0, seed=seed)
@@ -122,12 +127,23 @@ class VtgMethod:
 
     # ------------------------------------------------------------------ Algorithm 1
 
+    def is_kg(self, sample: Sample) -> bool:
+        """A memory of triples: a graph store to retrieve from, or a question that carries triples, no documents."""
+        return self.kg_retriever is not None or (not sample.passages and bool(sample.knowledge))
+
     def answer(self, sample: Sample) -> dict[str, Any]:
         t0 = time.perf_counter()
         o = self.opts
-        docs, retrieval = self.documents_for(sample)
-        search: S.Search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
-        memory = Memory(docs[: o.k])
+        kg = self.is_kg(sample)
+        search: S.Search
+        if kg:
+            docs, retrieval = K.triples_for(sample, self.kg_retriever)
+            search = K.KgSearch(self.kg_retriever) if self.kg_retriever is not None else S.PoolSearch(docs)
+            memory = Memory(docs)  # KaLMA's whole (re-ranked) set, as KaLMA's prompt gets it
+        else:
+            docs, retrieval = self.documents_for(sample)
+            search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
+            memory = Memory(docs[: o.k])
         tracer = Tracer()
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
@@ -143,24 +159,29 @@ class VtgMethod:
                 break
             sentence, numbers, verified = kept
             written.append(sentence)
-            st.kept, st.verified = with_citations(sentence, numbers), verified
+            if kg:
+                st.kept = K.with_triple_citations(sentence, [memory.doc(n - 1) for n in numbers], verified or not o.verifier)
+            else:
+                st.kept = with_citations(sentence, numbers)
+            st.verified = verified
             parts.append(st.kept)
         else:
             tracer.end = "sentence-cap"
             tracer.count("sentence_cap")
         output = " ".join(parts)
-        passages = memory.catalogue()
-        parsed = self.format.parse(output, passages)
-        record: dict[str, Any] = dataclasses.replace(sample, passages=passages).to_dict()
-        record.setdefault("passages", [])
+        if kg:
+            record = K.kg_record(sample, output, memory.catalogue())
+        else:
+            passages = memory.catalogue()
+            parsed = self.format.parse(output, passages)
+            record = dataclasses.replace(sample, passages=passages).to_dict()
+            record.setdefault("passages", [])
+            record.update(answer=parsed.to_dict(), citation_status=parsed.status_counts(), subtask=self.subtask_for(sample))
         record.update(
             method=self.id,
             prompt=P.SENTENCE_ID,
             prompts=dict(P.PROMPT_IDS),
-            subtask=self.subtask_for(sample),
             output=output,
-            answer=parsed.to_dict(),
-            citation_status=parsed.status_counts(),
             seconds=round(time.perf_counter() - t0, 3),
             vtg=tracer.to_dict(),
         )
@@ -252,12 +273,12 @@ class VtgMethod:
         return subtask_of(sample) if self.opts.subtask == "auto" else self.opts.subtask
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
-        """Questions must carry documents unless an index is given (as ALCE's baselines)."""
-        if self.retriever is None or self.opts.documents == "given":
-            bare = [s.id for s in samples if not s.passages]
+        """Questions must carry documents (or triples) unless an index (or a graph store) is given."""
+        if self.kg_retriever is None and (self.retriever is None or self.opts.documents == "given"):
+            bare = [s.id for s in samples if not s.passages and not s.knowledge]
             if bare:
                 how = "none of them" if len(bare) == len(samples) else f"{len(bare)} of {len(samples)} (first: {bare[0]})"
-                raise VericiteError(f"the questions of {dataset!r} must carry documents for method vtg, and {how} do: pass --index DIR to retrieve documents (see `vericite docs index`)")
+                raise VericiteError(f"the questions of {dataset!r} must carry documents for method vtg, and {how} do: pass --index DIR to retrieve documents (see `vericite docs index`), or --store DIR to retrieve triples")
 
     def manifest(self) -> dict[str, Any]:
         o = self.opts
@@ -276,9 +297,16 @@ class VtgMethod:
             "at_most_citations": o.at_most_citations,
             "documents": o.documents,
             "retriever": getattr(self.retriever, "id", None) if self.retriever is not None else None,
+            "memory": "triples (KaLMA's retrieval over the store)" if self.kg_retriever is not None else "documents (triples for questions that carry only triples)",
             "evidence_search": "index" if self.retriever is not None else "the question's own documents (tfidf@1)",
             "params": {"sentence": self.params.to_dict(), "cite": self.cite_params.to_dict(), "queries": self.query_params.to_dict()},
         }  # fmt: skip
+
+    def close(self) -> None:
+        """Close the graph store this method opened (not the model)."""
+        if self.store is not None:
+            self.store.close()
+            self.store = None
 
     def summarise(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Citation-status totals; VTG's problems, trials, evidence rounds and judge calls summed over the answers."""
@@ -286,6 +314,7 @@ class VtgMethod:
         sentences = [s for t in traces for s in t.get("sentences", []) if s.get("kept")]
         return {
             "citation_status": status_totals(r.get("citation_status", {}) for r in records),
+            "na_count": sum(r.get("na_count", 0) for r in records),
             "vtg": {
                 "sentences": len(sentences),
                 "verified_sentences": sum(1 for s in sentences if s.get("verified")),
@@ -343,6 +372,15 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
     if retriever is None and opts.index and opts.documents != "given":
         spec = opts.retriever if ":" in opts.retriever else f"{opts.retriever}:{opts.index}"
         retriever = create("retrievers", spec, ctx, k=max(INDEX_DEPTH, opts.k))
+    kg_retriever = store = None
+    if opts.store and opts.knowledge != "given":
+        from ..knowledge.retrieval import KalmaRetriever
+        from ..knowledge.store import open_store
+
+        store = open_store(opts.store)  # read-only, as KaLMA's
+        kg_retriever = KalmaRetriever(store)
+    elif opts.knowledge == "retrieve":
+        raise VericiteError("method vtg: knowledge=retrieve needs a graph: pass --store DIR (see `vericite kg load`)")
     if judge is None:
         spec = opts.verifier_judge
         if spec is None or spec == f"llm:{model}":
@@ -351,7 +389,7 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
             judge = LLMJudge(backend)
         else:
             judge = create("judges", spec, ctx)
-    return VtgMethod(backend, opts, judge=judge, seed=seed, retriever=retriever)
+    return VtgMethod(backend, opts, judge=judge, seed=seed, retriever=retriever, kg_retriever=kg_retriever, store=store)
 
 
 def from_spec(arg: str, *, ctx: Any, **kwargs: Any) -> VtgMethod:

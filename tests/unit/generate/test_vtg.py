@@ -198,3 +198,47 @@ def test_manifest_and_summary():
     s = m.summarise([rec])
     assert s["vtg"]["sentences"] == 1 and s["vtg"]["verified_sentences"] == 1
     assert set(rec["vtg"]["seconds"]) == {"sentence", "cite", "queries", "verify", "retrieval"}
+
+
+# --------------------------------------------------------------------------- a memory of triples
+
+from vericite.types import Triple  # noqa: E402
+
+TRIPLES = [
+    Triple("Q1", "capital of", "France", "Paris"),
+    Triple("Q2", "capital of", "Germany", "Berlin"),
+]
+ITALY = Triple("Q3", "capital of", "Italy", "Rome")
+
+
+class TripleRetriever:
+    """Every triple whose entity label is in the query (KaLMA's retrieval, in miniature)."""
+
+    def __init__(self, triples):
+        self.triples = triples
+
+    def retrieve(self, query):
+        class R:
+            pass
+
+        r = R()
+        r.triples = [t for t in self.triples if t.subject_label.lower() in query.lower()]
+        r.to_dict = lambda: {"n_evidence": len(r.triples)}
+        r.mentions = []
+        return r
+
+
+def test_memory_of_triples_cites_as_kalma_and_na_when_unverified():
+    # the keyword judge reads a triple as "Title: Paris\ncapital of: France": the sentences use its words
+    backend = scripted(["Paris, capital of France.", "Rome, capital of Italy.", "Mars is red."],
+                       cites={"Paris": "[1]", "Rome": "title:Rome", "Mars": "[1]"},
+                       queries="1. What is Rome the capital of?\n2. Is Mars red?")  # fmt: skip
+    m = VtgMethod(backend, method(backend).opts.model_copy(update={"trials": 1}), judge=KeywordJudge(), kg_retriever=TripleRetriever([*TRIPLES, ITALY]))
+    s = Sample("k1", "Paris and Berlin?", knowledge=TRIPLES)
+    r = m.answer(s)
+    assert r["output"] == "Paris, capital of France [Q1, capital of: France]. Rome, capital of Italy [Q3, capital of: Italy]. Mars is red [NA]."
+    assert [t["subject"] for t in r["knowledge"]] == ["Q1", "Q2", "Q3"] and r["na_count"] == 1
+    assert r["citation_status"] == {"ok": 2}
+    assert r["vtg"]["sentences"][1]["trials"][0]["retrieved"] == {"What is Rome the capital of?": [3], "Is Mars red?": []}
+    given = method(backend, trials=0).answer(s)  # no store: the question's own triples, searched in place
+    assert given["output"].startswith("Paris, capital of France [Q1, capital of: France].") and "[NA]" in given["output"]
