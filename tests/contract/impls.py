@@ -252,7 +252,7 @@ IMPLS: list[Impl] = [
     # LLM backends and models
     Impl("backends", "fake"),
     Impl("backends", "openai:scripted", make=lambda _: {"transport": httpx.MockTransport(scripted_openai), "backoff": 0.0},
-         extra={"lacks": ("ContinuationScorer",)}),
+         extra={"lacks": ("ContinuationScorer", "TokenSpanScorer")}),
     Impl("backends", "llamacpp", make=smollm2_path, marks=SLOW, requires=require_smollm2),
     Impl("models", "smollm2-135m", marks=SLOW, requires=require_smollm2),
     # judges
