@@ -260,6 +260,8 @@ IMPLS: list[Impl] = [
     Impl("judges", "fake-4class"),
     Impl("judges", "triple"),
     Impl("judges", "llm:fake"),
+    Impl("judges", "fake-3way"),
+    Impl("judges", "llm3:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),
     # knowledge
     Impl("graphs", "fake", make=lambda _: {"triples": TRIPLES}),
@@ -287,6 +289,7 @@ IMPLS: list[Impl] = [
     Impl("metrics", "kalma", make=lambda _: {"judge": "triple", "resamples": 50}),
     Impl("metrics", "geval:fake", make=lambda _: {"resamples": 50}),
     Impl("metrics", "alce", make=lambda _: {"judge": "fake", "resamples": 50}),
+    Impl("metrics", "conner", make=lambda _: {"judge": "fake-3way", "lm": "fake", "scorer": "fake", "resamples": 50}),
     Impl("methods", "fake"),
     Impl("methods", "kalma:fake"),
     # ALCE's baselines read ALCE's prompt files from the shared data
