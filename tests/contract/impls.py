@@ -318,6 +318,7 @@ IMPLS: list[Impl] = [
     Impl("tasks", "alce-qampari", extra=ALCE_FIELDS),
     Impl("tasks", "alce-eli5", extra=ALCE_FIELDS),
     Impl("tasks", "alce-short", extra=ALCE_FIELDS),
+    Impl("tasks", "conner", extra={"fields": {"knowledge": "Ann was born in Rome. She painted."}}),
 ]
 
 #: registered names no contract run builds here, why, and where they are tested for real
