@@ -26,11 +26,16 @@ r.judges.register("llm", "vericite.judges.llm:from_spec")
 r.judges.register("table", "vericite.judges.table:from_spec")  # table:<file.jsonl>: verdicts looked up
 r.judges.register("fake", "vericite.fakes.judges:binary_from_spec")
 r.judges.register("fake-4class", "vericite.fakes.judges:four_class_from_spec")
+# three-way judges (supports / refutes / not_enough_info): CONNER's factuality and validity
+r.judges.register("llm3", "vericite.judges.three_way:llm3_from_spec")
+r.judges.register("nli3", "vericite.judges.three_way:nli3_from_spec")
+r.judges.register("fake-3way", "vericite.fakes.judges:three_way_from_spec")
 
 # metric families
 r.metrics.register("kalma", "vericite.metrics.families:kalma_from_spec")
 r.metrics.register("geval", "vericite.metrics.families:geval_from_spec")
 r.metrics.register("alce", "vericite.metrics.alce_family:from_spec")
+r.metrics.register("conner", "vericite.metrics.conner:from_spec")  # CONNER's six measures of knowledge
 r.metrics.register("fake", "vericite.fakes.pipeline:metric_from_spec")
 
 # generation methods
@@ -73,6 +78,7 @@ r.tasks.register("alce-asqa", "vericite.tasks.alce:asqa_from_spec")
 r.tasks.register("alce-qampari", "vericite.tasks.alce:qampari_from_spec")
 r.tasks.register("alce-eli5", "vericite.tasks.alce:eli5_from_spec")
 r.tasks.register("alce-short", "vericite.tasks.alce:short_from_spec")
+r.tasks.register("conner", "vericite.tasks.conner:from_spec")  # knowledge for a query, CONNER's measures
 r.tasks.register("fake", "vericite.fakes.pipeline:task_from_spec")
 
 # knowledge: graphs, document stores, retrievers

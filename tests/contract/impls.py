@@ -252,7 +252,7 @@ IMPLS: list[Impl] = [
     # LLM backends and models
     Impl("backends", "fake"),
     Impl("backends", "openai:scripted", make=lambda _: {"transport": httpx.MockTransport(scripted_openai), "backoff": 0.0},
-         extra={"lacks": ("ContinuationScorer",)}),
+         extra={"lacks": ("ContinuationScorer", "TokenSpanScorer")}),
     Impl("backends", "llamacpp", make=smollm2_path, marks=SLOW, requires=require_smollm2),
     Impl("models", "smollm2-135m", marks=SLOW, requires=require_smollm2),
     # judges
@@ -260,6 +260,8 @@ IMPLS: list[Impl] = [
     Impl("judges", "fake-4class"),
     Impl("judges", "triple"),
     Impl("judges", "llm:fake"),
+    Impl("judges", "fake-3way"),
+    Impl("judges", "llm3:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),
     # knowledge
     Impl("graphs", "fake", make=lambda _: {"triples": TRIPLES}),
@@ -287,6 +289,7 @@ IMPLS: list[Impl] = [
     Impl("metrics", "kalma", make=lambda _: {"judge": "triple", "resamples": 50}),
     Impl("metrics", "geval:fake", make=lambda _: {"resamples": 50}),
     Impl("metrics", "alce", make=lambda _: {"judge": "fake", "resamples": 50}),
+    Impl("metrics", "conner", make=lambda _: {"judge": "fake-3way", "lm": "fake", "scorer": "fake", "resamples": 50}),
     Impl("methods", "fake"),
     Impl("methods", "kalma:fake"),
     # ALCE's baselines read ALCE's prompt files from the shared data
@@ -317,6 +320,7 @@ IMPLS: list[Impl] = [
     Impl("tasks", "alce-qampari", extra=ALCE_FIELDS),
     Impl("tasks", "alce-eli5", extra=ALCE_FIELDS),
     Impl("tasks", "alce-short", extra=ALCE_FIELDS),
+    Impl("tasks", "conner", extra={"fields": {"knowledge": "Ann was born in Rome. She painted."}}),
 ]
 
 #: registered names no contract run builds here, why, and where they are tested for real
