@@ -56,6 +56,7 @@ r.datasets.register("fake", "vericite.fakes.pipeline:dataset_from_spec")
 
 # dataset builders
 r.builders.register("biokalma", "vericite.bench.builders.biokalma.build:from_spec")
+r.builders.register("caqa", "vericite.bench.builders.caqa.build:from_spec")  # caqa[:<store folder>]
 r.builders.register("fake", "vericite.fakes.pipeline:builder_from_spec")
 
 # experiments (levels of a run)

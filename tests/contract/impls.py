@@ -198,6 +198,12 @@ def builder_pool(tmp_path: Path) -> dict[str, Any]:
     return {"_spec": f"biokalma:{pool}", "n": 2, "iterations": 3, "model": "fake", "min_gold": 2, "generator": fake()}
 
 
+def caqa_pool(tmp_path: Path) -> dict[str, Any]:
+    from tests.support.caqa import write_pool
+
+    return {"pool": str(write_pool(tmp_path)), "n": 12, "verbalise": "template"}
+
+
 def smollm2_path(tmp_path: Path) -> dict[str, Any]:
     from vericite.models.provision import SMOLLM2, model_path
 
@@ -305,6 +311,7 @@ IMPLS: list[Impl] = [
     Impl("datasets", "asqa-dev-500", marks=SHARED, requires=require_shared_data),
     Impl("builders", "fake"),
     Impl("builders", "biokalma:<pool file>", make=builder_pool),
+    Impl("builders", "caqa", make=caqa_pool),
     Impl("experiments", "fake"),
     Impl("experiments", "conscious-incompetence"),
     Impl("experiments", "retrieval-accuracy"),
