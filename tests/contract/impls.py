@@ -266,6 +266,8 @@ IMPLS: list[Impl] = [
     Impl("judges", "fake-4class"),
     Impl("judges", "triple"),
     Impl("judges", "llm:fake"),
+    Impl("judges", "llm4:fake"),
+    Impl("judges", "autois:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),
     # knowledge
     Impl("graphs", "fake", make=lambda _: {"triples": TRIPLES}),
