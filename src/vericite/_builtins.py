@@ -42,6 +42,7 @@ r.methods.register("fake", "vericite.fakes.pipeline:method_from_spec")
 # ALCE's baselines (VTG's Vanilla, Summ, Snippet, Rerank) and its closed-book model with post-hoc citation
 for _name in ("vanilla", "summ", "snippet", "rerank", "closedbook"):
     r.methods.register(_name, f"vericite.generate.alce:{_name}_from_spec")
+r.methods.register("vtg", "vericite.generate.vtg:from_spec")  # VTG: evolving memory and self-reflection
 
 # question sets
 r.datasets.register("biokalma", "vericite.datasets:biokalma_from_spec")
@@ -65,6 +66,8 @@ r.builders.register("fake", "vericite.fakes.pipeline:builder_from_spec")
 # experiments (levels of a run)
 r.experiments.register("conscious-incompetence", "vericite.bench.experiments.kalma:conscious_incompetence_from_spec")
 r.experiments.register("retrieval-accuracy", "vericite.bench.experiments.kalma:retrieval_accuracy_from_spec")
+for _name in ("docs_per_query", "queries", "trials", "ablation", "methods"):  # VTG's (levels change the generation)
+    r.experiments.register(f"vtg-{_name.replace('_', '-')}", f"vericite.bench.experiments.vtg:{_name}_from_spec")
 r.experiments.register("fake", "vericite.fakes.pipeline:experiment_from_spec")
 
 # tasks: what an input line carries, how answers cite, the metric suite (vericite evaluate --task)

@@ -299,6 +299,7 @@ IMPLS: list[Impl] = [
     Impl("methods", "kalma:fake"),
     # ALCE's baselines read ALCE's prompt files from the shared data
     *(Impl("methods", f"{m}:fake", marks=SHARED, requires=require_alce_prompts) for m in ("vanilla", "summ", "snippet", "rerank", "closedbook")),
+    Impl("methods", "vtg:fake"),  # VTG: its prompts are its own (App. B), no shared data
     Impl("datasets", "fake"),
     Impl("datasets", "demo"),
     Impl("datasets", "jsonl:<file>", make=questions_file),
@@ -317,6 +318,7 @@ IMPLS: list[Impl] = [
     Impl("experiments", "fake"),
     Impl("experiments", "conscious-incompetence"),
     Impl("experiments", "retrieval-accuracy"),
+    *(Impl("experiments", f"vtg-{e}") for e in ("docs-per-query", "queries", "trials", "ablation", "methods")),
     Impl("tasks", "fake"),
     Impl("tasks", "kalma"),
     Impl("tasks", "alce", extra=ALCE_FIELDS),

@@ -19,12 +19,9 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     """The lines under the metric table: each judge and how far it can be trusted, then the counts."""
     lines = []
     for purpose, j in results.get("judges", {}).items():
-        meas = j.get("measured")
-        trust = (
-            f"measured balanced accuracy {meas['balanced_accuracy']:.3f}, ROC AUC {meas['roc_auc']:.3f} on {meas.get('data', 'labelled pairs')}"
-            if meas and meas.get("balanced_accuracy") is not None
-            else (meas or {}).get("note", "accuracy not measured")
-        )
+        from ..judges.trust import trust_words
+
+        trust = trust_words(j.get("measured"))
         lines.append(f"judge for {purpose}: {j['id']} — {trust}")
     c = results.get("counts", {})
     line = (
