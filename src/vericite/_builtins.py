@@ -26,6 +26,7 @@ r.judges.register("llm", "vericite.judges.llm:from_spec")
 r.judges.register("llm4", "vericite.judges.four_class:llm4_from_spec")  # CAQA's four classes from an LLM
 r.judges.register("autois", "vericite.judges.four_class:autois_from_spec")  # autois:<binary judge>: supported -> supportive, else irrelevant
 r.judges.register("nli3", "vericite.judges.four_class:nli3_from_spec")  # nli3:<3-way NLI model>
+r.judges.register("caqa", "vericite.judges.trained:from_spec")  # caqa:<folder of vericite train caqa>
 r.judges.register("table", "vericite.judges.table:from_spec")  # table:<file.jsonl>: verdicts looked up
 r.judges.register("fake", "vericite.fakes.judges:binary_from_spec")
 r.judges.register("fake-4class", "vericite.fakes.judges:four_class_from_spec")

@@ -85,6 +85,7 @@ def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: 
 @click.option("--verbalise", type=click.Choice(["llm", "template"]), default="llm", show_default=True, help="who writes questions, answers and citations: --model with the paper's prompts, or deterministic templates")
 @click.option("--model", "-m", default="qwen2.5-coder-1.5b", show_default=True, help="model that writes the text (--verbalise llm)")
 @click.option("--max-tokens", type=int, default=96, show_default=True, help="most tokens of one model reply")
+@click.option("--provenance", help="where the graph's facts come from, said in the card (e.g. \"Wikidata, via BioKaLMA's released graphs\")")
 @click.option("--test-share", type=float, default=0.15, show_default=True, help="share of queries in the test split")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]")

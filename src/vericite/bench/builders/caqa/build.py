@@ -2,8 +2,7 @@
 as each query is finished; resumable; one writer at a time.
 
 Files, for ``--out datasets/NAME.jsonl``: ``NAME.jsonl`` (one item per line: ``id``, ``question``, ``answer``,
-``citation``, ``label``, ``complexity``, ``split``, ``query``, ``subgraph``, plus ``knowledge`` = the subgraph's
-triples and ``answers``, so the file also reads as samples), ``NAME.skipped.jsonl`` (one line per query that gave
+``citation``, ``label``, ``complexity``, ``split``, ``query``, ``subgraph``, ``answers``; it also reads as samples), ``NAME.skipped.jsonl`` (one line per query that gave
 no item, with the reason), ``NAME.log.json`` (configuration, graph summary, drops by reason, timings; rewritten
 after every query), ``NAME.md`` (the dataset card, ``card.py``), ``NAME.lock`` (held while building).
 
@@ -64,6 +63,7 @@ class CaqaConfig(BaseModel):
     exclude: list[str] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     test_share: float = Field(default=0.15, ge=0.0, le=1.0)
     seed: int = 0
+    provenance: str | None = None  # where the graph's facts come from, for the card ("Wikidata via BioKaLMA")
     max_queries: int | None = Field(default=None, ge=1)  # give up after this many queries [20 n]
     threads: int | None = Field(default=None, ge=1)
     cache: bool = True
@@ -71,7 +71,7 @@ class CaqaConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     request_retries: int | None = Field(default=None, ge=0)
 
-    RESUMABLE: ClassVar[frozenset[str]] = frozenset({"n", "threads", "cache", "out", "base_url", "timeout", "request_retries", "max_queries"})
+    RESUMABLE: ClassVar[frozenset[str]] = frozenset({"n", "threads", "cache", "out", "base_url", "timeout", "request_retries", "max_queries", "provenance"})
 
     def fingerprint(self) -> dict[str, Any]:
         d = {k: v for k, v in self.model_dump().items() if k not in self.RESUMABLE}
@@ -409,9 +409,8 @@ def make_items(g: FactGraph, sampler: Sampler, q: Query, rng: random.Random, ver
             "complexity": q.complexity,
             "query": q.to_dict(),
             "subgraph": subgraph,
-            "knowledge": subgraph,
             "answers": [[a] for a in q.answers],
-            "meta": {"answer_entities": list(q.answers), "all_answers": q.all_answers[:50], "solutions": q.n_solutions, **info},
+            "meta": {"answer_entities": list(q.answers), "all_answers": q.all_answers[:20], "solutions": q.n_solutions, **info},
         })
     return items, dropped
 

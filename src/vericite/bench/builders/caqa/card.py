@@ -86,7 +86,7 @@ def card_text(items: Sequence[dict[str, Any]], log: dict[str, Any], name: str) -
         f"# {name}: a CAQA-style four-class attribution benchmark",
         "",
         "Built by `vericite build caqa` (" + str(log.get("builder")) + f"), status **{log.get('status')}**. Facts from the graph "
-        f"`{g.get('source')}`; text from vericite ({v.get('mode')} verbalisation"
+        f"`{g.get('source')}`" + (f" ({cfg['provenance']})" if cfg.get("provenance") else "") + f"; text from vericite ({v.get('mode')} verbalisation"
         + (f", model `{(v.get('model') or {}).get('name')}`, prompts `{v.get('prompts')}`" if v.get("mode") == "llm" else "")
         + "). Classes: supportive, insufficient, contradictory, irrelevant (CAQA §3.2); complexity: single, union,"
         " intersection, concatenation (§3.3). Split by query: no question is in both splits.",
