@@ -97,7 +97,7 @@ def train_caqa(
             opt.step()
             sched.step()
             opt.zero_grad()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
             if progress:
                 progress(len(idx))
         losses.append(round(total / len(items), 4))
