@@ -23,6 +23,10 @@ r.models.register("smollm2-135m", "vericite.models.provision:SMOLLM2")
 r.judges.register("triple", "vericite.judges.triple:from_spec")
 r.judges.register("nli", "vericite.judges.nli:from_spec")
 r.judges.register("llm", "vericite.judges.llm:from_spec")
+r.judges.register("llm4", "vericite.judges.four_class:llm4_from_spec")  # CAQA's four classes from an LLM
+r.judges.register("autois", "vericite.judges.four_class:autois_from_spec")  # autois:<binary judge>: supported -> supportive, else irrelevant
+r.judges.register("nli4", "vericite.judges.four_class:nli3_from_spec")  # nli4:<3-way NLI model>, its labels read as the four classes
+r.judges.register("caqa", "vericite.judges.trained:from_spec")  # caqa:<folder of vericite train caqa>
 r.judges.register("table", "vericite.judges.table:from_spec")  # table:<file.jsonl>: verdicts looked up
 r.judges.register("fake", "vericite.fakes.judges:binary_from_spec")
 r.judges.register("fake-4class", "vericite.fakes.judges:four_class_from_spec")
@@ -62,6 +66,7 @@ r.datasets.register("fake", "vericite.fakes.pipeline:dataset_from_spec")
 
 # dataset builders
 r.builders.register("biokalma", "vericite.bench.builders.biokalma.build:from_spec")
+r.builders.register("caqa", "vericite.bench.builders.caqa.build:from_spec")  # caqa[:<store folder>]
 r.builders.register("fake", "vericite.fakes.pipeline:builder_from_spec")
 
 # experiments (levels of a run)
