@@ -232,6 +232,23 @@ def test_refuses_runs_scored_differently(runs, tmp_path, edit, message):
     assert r.exit_code != 0 and "scored differently" in r.output and message in r.output
 
 
+def test_a_bare_version_written_before_name_at_n_compares_with_its_new_form(runs, tmp_path):
+    """A results.json written before the name@N scheme holds evaluation.metrics "1"; a new one "kalma@1": one
+    version, so the runs compare. "kalma@2" does not."""
+    b = tmp_path / "b"
+    shutil.copytree(runs["b"], b)
+    res = json.loads((b / "results.json").read_text())
+    new = res["evaluation"]["metrics"]
+    assert "@" in new
+    res["evaluation"]["metrics"] = new.rpartition("@")[2]
+    (b / "results.json").write_text(json.dumps(res))
+    assert invoke(runs["a"], b).exit_code == 0
+    res["evaluation"]["metrics"] = new.rpartition("@")[0] + "@2"
+    (b / "results.json").write_text(json.dumps(res))
+    r = invoke(runs["a"], b)
+    assert r.exit_code != 0 and "scored differently" in r.output and "metrics" in r.output
+
+
 def test_refuses_broken_folders(runs, tmp_path):
     b = tmp_path / "dup"
     shutil.copytree(runs["b"], b)

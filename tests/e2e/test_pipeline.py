@@ -109,6 +109,24 @@ def test_run_config_with_experiment(tmp_path, shared_data):
     assert json.loads((tmp_path / "out" / "results.json").read_text())["kind"] == "run"
 
 
+def test_run_with_any_registered_experiment_records_what_each_level_left_out(tmp_path):
+    """The runner reads an experiment only through the Experiment Protocol (section, presentation, the level's
+    samples with n_skipped and skip_reason): the fake experiment runs as KaLMA's do."""
+    data = tmp_path / "q.jsonl"
+    one = {"subject": "Q1", "subject_label": "Ann", "property": "occupation", "value": "painter"}
+    rows = [{"id": "two", "question": "What did Ann do?", "knowledge": [one, dict(one, property="birthplace", value="Oslo")]},
+            {"id": "none", "question": "Where was Ann born?", "knowledge": []}]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cfg = tmp_path / "fake.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nexperiment: fake\nlevels: [0, 1]\nresamples: 10\n")
+    from vericite.runs.runner import load_run_config, run_config
+
+    res = run_config(load_run_config(cfg, {}), tmp_path / "out", progress=False, backend=FakeBackend(replies=citing_reply))
+    exp = res["experiments"]["fake"]
+    assert exp["section"] == "" and exp["descending"] is False and exp["curves"] == []
+    assert [(r["level"], r["n"], r["skipped"]) for r in exp["rows"]] == [(level, 1, {"n": 1, "reason": "fewer than 1 triples"}) for level in (0, 1)]
+
+
 def test_unknown_config_option_is_refused(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: t\nmodle: fake\n")

@@ -12,7 +12,7 @@ import click
 from ..errors import VericiteError
 from .output import ci_text, echo_json, format_options, markdown_table, md_cell, resolve_format, rows_json
 from ..printable import printable
-from .options import server_options
+from .options import on_ray, ray_options, server_options
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -34,11 +34,12 @@ TASKS: dict[str, str] = {
     "pairs": "labelled (evidence, claim, label) pairs, JSONL (default --data: the shared VitaminC dev pairs)",
     "alce-human": "ALCE's human citation labels: sentence recall and per-citation precision, beside ALCE's TRUE "
     "(default --data: the shared alce/human_eval/human_eval_citations_completed.json)",
+    "caqa": "CAQA's four classes on a `vericite build caqa` file (--data, --split), or --predictions made elsewhere",
 }
 
 
 @click.command("judge-eval")
-@click.option("--judge", "judge_spec", required=True, help="triple, nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>")
+@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>")
 @click.option(
     "--task",
     type=click.Choice(sorted(TASKS)),
@@ -54,18 +55,23 @@ TASKS: dict[str, str] = {
     "a file shaped as ALCE's human_eval_citations_completed.json (default: the shared copy)",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="pairs: judge only the first N pairs; alce-human: the first N answers of each system's run")
+@click.option("--split", default=None, help="caqa: judge the items of this split only (train or test)")
+@click.option("--predictions", type=click.Path(dir_okay=False, path_type=Path), default=None, help="caqa: score a file of {label, prediction, complexity, human_label?} lines instead of running a judge")
 @click.option("--resume", is_flag=True, help="alce-human: keep the judge's judgements already in --out/judgements.jsonl and judge only the rest")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
 @server_options
+@ray_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True, help="folder for results.json and judgements.jsonl")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar (same as --no-progress)")
 @format_options
 def judge_eval(
-    judge_spec: str,
+    judge_spec: str | None,
     task: str,
+    split: str | None,
+    predictions: Path | None,
     data: Path | None,
     limit: int | None,
     resume: bool,
@@ -96,7 +102,15 @@ def judge_eval(
     Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
     --limit 500 --out runs/j1
 
+    --task caqa measures a four-class judge on CAQA items (--data, a `vericite build caqa` file; --split test):
+    per-class F1, micro_f1 (accuracy), macro_f1, micro_f1 per complexity, binary_micro_f1 (supportive vs the
+    rest), the unparseable share (counted wrong), pairs/s and, where items carry human_label, Cohen's kappa of
+    the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead.
+
     Example: vericite judge-eval --task alce-human --judge llm:qwen2.5-coder-1.5b --limit 2 --out runs/h1
+
+    Example: vericite judge-eval --task caqa --judge llm4:qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl
+    --split test --out runs/c1
     """
     from ..judges import load_judge
     from ..judges.meta import load_pairs, run_judge_eval
@@ -105,6 +119,17 @@ def judge_eval(
 
     fmt = resolve_format(fmt, as_json)
     check_out_dir(out_dir)
+    if task == "caqa":
+        from ..models import model_options
+        from .judge_eval_caqa import judge_eval_caqa
+
+        opts = model_options(SimpleNamespace(threads=threads, cache=cache, **server))
+        judge_eval_caqa(judge_spec, data, split, predictions, limit, batch_size, opts, out_dir, progress and not quiet, fmt)
+        return
+    if split or predictions:
+        raise VericiteError("--split and --predictions work with --task caqa only")
+    if judge_spec is None:
+        raise VericiteError("give the judge to measure: --judge SPEC")
     if task == "alce-human":
         from ..models import model_options
         from .judge_eval_alce import judge_eval_alce
@@ -120,6 +145,7 @@ def judge_eval(
     from ..models import model_options
 
     judge = load_judge(judge_spec, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    judge = on_ray(judge, judge_spec, {"threads": threads, "cache": cache, **server}, out_dir)
     from ..protocols import Judge
 
     if not isinstance(judge, Judge):

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..bench.experiments.base import Transformed
 from ..errors import VericiteError
 from ..types import AttributedAnswer, GenParams, Message, Sample
 from .knowledge import DEMO_FACTS, graph_from
@@ -163,14 +164,20 @@ class FakeExperiment:
     name = "fake"
     x_label = "dropped triples"
     levels = (0, 1)
+    section = ""
 
-    def samples_at(self, samples: Sequence[Sample], level: Any, seed: int = 0, *, levels: Sequence[Any] | None = None) -> list[Sample]:
+    def samples_at(self, samples: Sequence[Sample], level: Any, seed: int = 0, *, levels: Sequence[Any] | None = None) -> Transformed:
         most = max([int(x) for x in (levels if levels is not None else self.levels)] + [0])
         n = int(level)
-        return [replace(s, knowledge=list(s.knowledge[n:]), meta=dict(s.meta, dropped=n)) for s in samples if len(s.knowledge) >= most]
+        kept = [replace(s, knowledge=list(s.knowledge[n:]), meta=dict(s.meta, dropped=n)) for s in samples if len(s.knowledge) >= most]
+        skipped = [s.id for s in samples if len(s.knowledge) < most]
+        return Transformed(kept, skipped, f"fewer than {most} triples" if skipped else "")
+
+    def presentation(self) -> dict[str, Any]:
+        return {"descending": False, "curves": []}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "x": self.x_label, "levels": list(self.levels)}
+        return {"name": self.name, "x": self.x_label, "levels": list(self.levels), "section": self.section, **self.presentation()}
 
 
 # --------------------------------------------------------------------------- task

@@ -4,7 +4,7 @@ tasks, with their capabilities."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
     from ..types import AttributedAnswer, Sample
@@ -22,7 +22,9 @@ __all__ = [
     "Demonstrating",
     "CorpusProviding",
     "Builder",
+    "LevelSamples",
     "Experiment",
+    "GenerationVarying",
     "Task",
     "RecordReading",
     "CorpusPreparing",
@@ -168,15 +170,43 @@ class Builder(Protocol):
     def build(self, out: str | os.PathLike[str], *, resume: bool = False) -> dict[str, Any]: ...
 
 
+class LevelSamples(Protocol):
+    """The samples of one level of an experiment (a sequence of ``Sample``), and those left out: ``n_skipped``
+    of them, for ``skip_reason`` (``vericite run`` writes both into the level's row)."""
+
+    skip_reason: str
+
+    @property
+    def n_skipped(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Sample]: ...
+
+
 @runtime_checkable
 class Experiment(Protocol):
-    """What varies across the levels of a run (``x_label``), and the samples of each level."""
+    """What varies across the levels of a run (``x_label``), and the samples of each level. ``section`` names
+    the part of the report the experiment belongs to, and ``presentation()`` how a reader draws it (written into
+    results.json beside the rows: ``descending``, ``curves``)."""
 
     name: str
     x_label: str
     levels: tuple[Any, ...]
+    section: str
 
-    def samples_at(self, samples: Sequence[Sample], level: Any, seed: int = 0, *, levels: Sequence[Any] | None = None) -> list[Sample]: ...
+    def samples_at(self, samples: Sequence[Sample], level: Any, seed: int = 0, *, levels: Sequence[Any] | None = None) -> LevelSamples: ...
+
+    def presentation(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class GenerationVarying(Protocol):
+    """Capability of an Experiment: its levels change the generation, not (only) the samples (VTG's sweeps of N,
+    M, T and its ablations): the GenerateConfig fields a level sets (``method``, ``method_args``), given the
+    config's own ``method_args``."""
+
+    def generation_at(self, level: Any, method_args: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @runtime_checkable

@@ -275,10 +275,20 @@ def _check_scoring(a: EvaluatedRun, b: EvaluatedRun) -> None:
         if when is not None and not (_get(a.results, ("evaluation", when)) or _get(b.results, ("evaluation", when))):
             continue  # a setting that matters only with another (KaLMA's claim template, only when a judge ran)
         x, y = _get(a.results, ("evaluation", key)), _get(b.results, ("evaluation", key))
-        if x != y:
+        if x != y and not _one_version(x, y):
             diffs.append(f"{key} {x!r} vs {y!r}")
     if diffs:
         raise VericiteError("the runs were scored differently, so their metrics do not compare: " + "; ".join(diffs))
+
+
+def _one_version(x: Any, y: Any) -> bool:
+    """Whether two recorded settings are one version written two ways: a bare ``"1"`` (files written before the
+    ``name@N`` scheme, e.g. ``evaluation.metrics``) and ``"kalma@1"``. Two ids that both name their family must
+    be equal."""
+    if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in (x, y)):
+        return False
+    bare = [v for v in (str(x), str(y)) if "@" not in v]
+    return len(bare) == 1 and version_number(x) == version_number(y)
 
 
 def _first_difference(x: Mapping[str, Any], y: Mapping[str, Any], fields: Sequence[str]) -> str | None:
