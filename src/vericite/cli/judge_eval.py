@@ -45,7 +45,7 @@ TASKS: dict[str, str] = {
     type=click.Choice(sorted(TASKS)),
     default="pairs",
     show_default=True,
-    help="pairs: labelled evidence/claim pairs; alce-human: ALCE's human citation labels",
+    help="pairs: labelled evidence/claim pairs; alce-human: ALCE's human citation labels; caqa: CAQA's four classes",
 )
 @click.option(
     "--data",
