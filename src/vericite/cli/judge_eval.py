@@ -92,6 +92,9 @@ def judge_eval(
     refused when it can judge none of the pairs, and warned about up front when it cannot judge some. The table
     goes to stdout (--format table|json|markdown); progress and warnings go to stderr.
 
+    Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
+    --limit 500 --out runs/j1
+
     --task alce-human measures the judge against ALCE's human citation labels: per sentence with citations (its
     cited passages as ALCE formats them, the sentence without markers) against the human sentence_recall_score,
     and per citation (that passage alone) against citation_precision_score, full-vs-rest and any-vs-none:
@@ -99,15 +102,12 @@ def judge_eval(
     95% CI, printed beside the same figures of the file's own automatic labels (ALCE's TRUE T5-11B). It writes
     results.json, items.jsonl and judgements.jsonl; --resume reuses the judgements already in --out.
 
-    Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
-    --limit 500 --out runs/j1
+    Example: vericite judge-eval --task alce-human --judge llm:qwen2.5-coder-1.5b --limit 2 --out runs/h1
 
     --task caqa measures a four-class judge on CAQA items (--data, a `vericite build caqa` file; --split test):
     per-class F1, micro_f1 (accuracy), macro_f1, micro_f1 per complexity, binary_micro_f1 (supportive vs the
     rest), the unparseable share (counted wrong), pairs/s and, where items carry human_label, Cohen's kappa of
     the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead.
-
-    Example: vericite judge-eval --task alce-human --judge llm:qwen2.5-coder-1.5b --limit 2 --out runs/h1
 
     Example: vericite judge-eval --task caqa --judge llm4:qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl
     --split test --out runs/c1
