@@ -336,6 +336,7 @@ IMPLS: list[Impl] = [
 NOT_HERE: dict[tuple[str, str], str] = {
     ("judges", "nli"): "needs torch and an NLI model folder; tests/unit/judges/test_nli.py builds tiny random ones",
     ("judges", "nli4"): "a three-way NLI model folder (as nli); its mapping is tested in tests/unit/judges/test_four_class.py",
+    ("judges", "nli3"): "a three-way NLI model folder (as nli); its three labels are read in tests/unit/judges/test_three_way.py",
     ("judges", "caqa"): "needs a folder made by `vericite train caqa` (torch, a minute); tests/real/test_train_caqa.py trains one and judges with it",
     ("graphs", "sparql"): "needs a SPARQL server; tests/real/test_sparql_server.py runs `oxigraph serve` (slow)",
     ("models", "qwen2.5-coder-1.5b"): "the llama.cpp backend of smollm2-135m, with 1.5B weights: too slow for a contract run",
