@@ -84,11 +84,19 @@ def sigmoid(x: float) -> float:
 
 
 def gold_answer(sample: Any) -> str | None:
+    """The first gold short answer (``answers``), or None."""
     for group in sample.answers or []:
         for a in group or []:
             if str(a).strip():
                 return str(a).strip()
     return None
+
+
+def gold_response(sample: Any) -> str | None:
+    """What helpfulness scores: the gold short answer, else an open answer's gold response (``meta.response``,
+    WoW)."""
+    r = (sample.meta or {}).get("response")
+    return gold_answer(sample) or (str(r).strip() if r and str(r).strip() else None)
 
 
 def _model_name(backend: Any) -> str | None:
@@ -356,7 +364,7 @@ class ConnerMetric:
         pool = [i for i in usable]
         plans: dict[int, list[str]] = {}
         for i in usable:
-            a = gold_answer(samples[i])
+            a = gold_response(samples[i])
             if a is None:
                 reasons[i]["helpfulness"] = "no gold answer"
                 continue
@@ -367,7 +375,7 @@ class ConnerMetric:
             rng = random.Random(f"{self.seed}:{samples[i].id}")
             plans[i] = [texts[i]] + [texts[j] for j in rng.sample(others, min(self.unrelated, len(others)))]
         flat = [(i, k) for i, ks in plans.items() for k in ks]
-        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_answer(samples[i])) for i, k in flat]  # type: ignore[operator]
+        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in flat]  # type: ignore[operator]
         losses: dict[int, list[float]] = {}
         for (i, _), lps in zip(flat, continuation_logprobs(self.lm, pairs)):
             losses.setdefault(i, []).append(-sum(lps) / len(lps) if lps else math.nan)
