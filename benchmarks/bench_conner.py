@@ -10,7 +10,7 @@ place) as the knowledge of the first ``--n`` nq-500 questions.
    same model, same pairs (medians of ``--runs``).
 
 Run (loads an LLM: under the model lock): ``flock /tmp/vericite-model.lock .venv/bin/python benchmarks/bench_conner.py
---lm smollm2-135m --judge llm3:smollm2-135m --n 20``; ``--skip-measures`` runs 2 and 3 only.
+--lm smollm2-135m --judge llm3:smollm2-135m --n 20``; ``--skip-measures`` runs 2 and 3 only; ``--cross-encoder-only`` 3 alone (no LLM).
 """
 
 from __future__ import annotations
@@ -45,11 +45,14 @@ def main() -> None:
     ap.add_argument("--lm", default="smollm2-135m")
     ap.add_argument("--judge", default="llm3:smollm2-135m")
     ap.add_argument("--skip-measures", action="store_true")
+    ap.add_argument("--cross-encoder-only", action="store_true", help="part 3 alone (no LLM: no model lock needed)")
     a = ap.parse_args()
     print(f"# {platform.machine()} {platform.python_version()}, n={a.n}, runs={a.runs}, lm={a.lm}, judge={a.judge}")
     refs = reference_passages()
     samples = load_nq()[: a.n]
     texts = [" ".join(refs[s.meta["gold_document"]].split()[:120]) for s in samples]  # CONNER-sized knowledge
+    if a.cross_encoder_only:
+        return cross_encoder(samples, texts, a.runs)
     lm = load_model(a.lm, cache=False)
     if not a.skip_measures:
         judge = registry.create("judges", a.judge, registry.BuildContext(cache=False))
@@ -67,12 +70,16 @@ def main() -> None:
     batched = median_time(lambda: sentence_logprobs(lm, texts, spans, context="paragraph"), a.runs)
     one = median_time(lambda: [sentence_logprobs_one_by_one(lm, t, s) for t, s in zip(texts, spans)], a.runs)
     print(f"LM sentence scoring, {len(texts)} texts, {n_sent} sentences: one evaluation per text {batched:.2f} s, one call per sentence {one:.2f} s, ratio {one / batched:.2f}x")
+    cross_encoder(samples, texts, a.runs)
+
+
+def cross_encoder(samples, texts, runs: int) -> None:
     from vericite.models.scorers.onnx import OnnxCrossEncoder
 
     pairs = [(s.question, t) for s, t in zip(samples, texts)]
     big, single = OnnxCrossEncoder(batch_size=16), OnnxCrossEncoder(batch_size=1)
-    tb = median_time(lambda: big.score(pairs), a.runs)
-    t1 = median_time(lambda: [single.score([p]) for p in pairs], a.runs)
+    tb = median_time(lambda: big.score(pairs), runs)
+    t1 = median_time(lambda: [single.score([p]) for p in pairs], runs)
     print(f"cross-encoder, {len(pairs)} pairs: batched (16) {tb:.2f} s, one pair at a time {t1:.2f} s, ratio {t1 / tb:.2f}x")
 
 
