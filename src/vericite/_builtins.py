@@ -45,6 +45,7 @@ r.metrics.register("fake", "vericite.fakes.pipeline:metric_from_spec")
 # generation methods
 r.methods.register("kalma", "vericite.generate.kalma:from_spec")
 r.methods.register("fake", "vericite.fakes.pipeline:method_from_spec")
+r.methods.register("conner-knowledge", "vericite.generate.conner:from_spec")  # CONNER: knowledge generated, retrieved or the reference
 # ALCE's baselines (VTG's Vanilla, Summ, Snippet, Rerank) and its closed-book model with post-hoc citation
 for _name in ("vanilla", "summ", "snippet", "rerank", "closedbook"):
     r.methods.register(_name, f"vericite.generate.alce:{_name}_from_spec")
@@ -60,6 +61,8 @@ r.datasets.register("alce-asqa-10", "vericite.datasets.alce:asqa10_from_spec")  
 r.datasets.register("alce-eli5-30", "vericite.datasets.alce:eli5_30_from_spec")
 r.datasets.register("asqa-dev-500", "vericite.datasets.alce:asqa_dev500_from_spec")
 r.datasets.register("nq-500", "vericite.datasets.nq:from_spec")  # CONNER's 500 NQ questions; corpus: their gold passages
+r.datasets.register("wow-seen-500", "vericite.datasets.wow:seen_from_spec")  # CONNER's WoW test dialogues, read in place
+r.datasets.register("wow-unseen-500", "vericite.datasets.wow:unseen_from_spec")
 r.datasets.register("2wiki", "vericite.datasets.qa_sets:twowiki_from_spec")  # 2wiki:<file>: 2WikiMultihopQA's released shape
 r.datasets.register("webq", "vericite.datasets.qa_sets:webq_from_spec")  # webq:<file>: WebQuestions' (targetValue) or {question, answers}
 r.datasets.register("fake", "vericite.fakes.pipeline:dataset_from_spec")

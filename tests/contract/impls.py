@@ -300,6 +300,7 @@ IMPLS: list[Impl] = [
     Impl("metrics", "conner", make=lambda _: {"judge": "fake-3way", "lm": "fake", "scorer": "fake", "resamples": 50}),
     Impl("methods", "fake"),
     Impl("methods", "kalma:fake"),
+    Impl("methods", "conner-knowledge:fake"),
     # ALCE's baselines read ALCE's prompt files from the shared data
     *(Impl("methods", f"{m}:fake", marks=SHARED, requires=require_alce_prompts) for m in ("vanilla", "summ", "snippet", "rerank", "closedbook")),
     Impl("methods", "vtg:fake"),  # VTG: its prompts are its own (App. B), no shared data
@@ -309,6 +310,8 @@ IMPLS: list[Impl] = [
     Impl("datasets", "biokalma", marks=SHARED, requires=require_shared_data),
     Impl("datasets", "biokalma-gold", marks=SHARED, requires=require_shared_data),
     Impl("datasets", "nq-500", marks=SHARED, requires=require_conner_data),
+    Impl("datasets", "wow-seen-500", marks=SHARED, requires=require_conner_data),
+    Impl("datasets", "wow-unseen-500", marks=SHARED, requires=require_conner_data),
     Impl("datasets", "alce:<file>", make=alce_file),
     Impl("datasets", "2wiki:<file>", make=twowiki_file),
     Impl("datasets", "webq:<file>", make=webq_file),

@@ -118,7 +118,7 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
 @click.option("--out", "-o", required=True, help="folder for results.json, samples.jsonl, bad_lines.jsonl")
 @click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none; conner: llm3:<model>, nli3:<model>, fake-3way [default: triple; alce, conner: none]")
 @click.option("--metrics", "metric_names", metavar="A,B,C", help="compute only these metrics of the task (e.g. str_em,str_hit,output_length,rouge_lsum)")
-@click.option("--index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")
+@click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")
 @click.option("--lm", help="conner: the causal LM of coherence, informativeness, helpfulness and validity's reader [default: the llm3 judge's model]")
 @click.option("--relevance-model", "relevance_model", help="conner: the relevance scorer (ms-marco, hf:<model>, fake, none) [default: ms-marco]")
 @click.option("--geval-model", help="LLM for G-Eval text quality (e.g. qwen2.5-coder-1.5b); without it G-Eval is not computed")

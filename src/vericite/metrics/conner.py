@@ -53,6 +53,20 @@ INFO_PREFIX = "Generate a Wikipedia to answer the given question. {topic}Questio
 HELP_PREFIX = "{knowledge}\nQuestion: {query}\nAnswer:"
 READER_PROMPT = "Answer the question in a few words, using the knowledge.\n\nKnowledge: {knowledge}\n\nQuestion: {query}"
 
+#: Q_know's measures (§5), in γ's order
+Q_KNOW = ("factuality", "relevance", "coherence_paragraph", "informativeness")
+
+
+def q_know(scores: dict[str, Any], gamma: Sequence[float] = (0.25, 0.25, 0.25, 0.25)) -> float | None:
+    """CONNER's Q_know = γᵀ[S_fact, S_rel, S_coh_para, S_info] (§5) of one item's scores; None when one is missing."""
+    if len(gamma) != len(Q_KNOW):
+        raise VericiteError(f"gamma needs {len(Q_KNOW)} weights ({', '.join(Q_KNOW)}), not {len(gamma)}")
+    vals = [scores.get(k) for k in Q_KNOW]
+    if any(v is None for v in vals):
+        return None
+    return round(sum(g * float(v) for g, v in zip(gamma, vals)), 6)  # type: ignore[arg-type]
+
+
 MEASURES = ("factuality", "relevance", "coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness", "validity")
 SHARES = ("factual_consistent", "non_verified", "factual_inconsistent")
 NAMES = (*MEASURES, *SHARES)
@@ -84,11 +98,19 @@ def sigmoid(x: float) -> float:
 
 
 def gold_answer(sample: Any) -> str | None:
+    """The first gold short answer (``answers``), or None."""
     for group in sample.answers or []:
         for a in group or []:
             if str(a).strip():
                 return str(a).strip()
     return None
+
+
+def gold_response(sample: Any) -> str | None:
+    """What helpfulness scores: the gold short answer, else an open answer's gold response (``meta.response``,
+    WoW)."""
+    r = (sample.meta or {}).get("response")
+    return gold_answer(sample) or (str(r).strip() if r and str(r).strip() else None)
 
 
 def _model_name(backend: Any) -> str | None:
@@ -122,6 +144,7 @@ class ConnerMetric:
         evidence_k: int = 10,
         reader_tokens: int = 32,
         metrics: Sequence[str] | None = None,
+        gamma: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
         resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
     ) -> None:
@@ -143,6 +166,8 @@ class ConnerMetric:
         self.sentence_context = sentence_context
         self.shuffles, self.unrelated, self.evidence_k, self.reader_tokens = shuffles, unrelated, evidence_k, reader_tokens
         self.resamples, self.seed = resamples, seed
+        self.gamma = tuple(float(g) for g in gamma)
+        q_know({k: 0.0 for k in Q_KNOW}, self.gamma)  # checks gamma's length now
 
     def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, Any]:
         return self.score_answers(samples, answers).results
@@ -159,6 +184,7 @@ class ConnerMetric:
             "ppl_cap": PPL_CAP,
             "shuffles": self.shuffles,
             "unrelated": self.unrelated,
+            "q_know_gamma": dict(zip(Q_KNOW, self.gamma)),
             "coherence_paragraph_model": f"sentence-order test of {_model_name(self.lm)}" if self.lm is not None else None,
             "deviations": ["coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"],
         }
@@ -221,6 +247,9 @@ class ConnerMetric:
         for i in range(n):
             d: dict[str, Any] = {m: values[m][i] for m in self.names if values[m][i] is not None}
             d.update(extra[i])
+            q = q_know(d, self.gamma)
+            if q is not None:
+                d["q_know"] = q
             if reasons[i]:
                 d["not_computed"] = {m: why for m, why in reasons[i].items() if m in self.names}
             per.append({"conner": d})
@@ -356,7 +385,7 @@ class ConnerMetric:
         pool = [i for i in usable]
         plans: dict[int, list[str]] = {}
         for i in usable:
-            a = gold_answer(samples[i])
+            a = gold_response(samples[i])
             if a is None:
                 reasons[i]["helpfulness"] = "no gold answer"
                 continue
@@ -367,7 +396,7 @@ class ConnerMetric:
             rng = random.Random(f"{self.seed}:{samples[i].id}")
             plans[i] = [texts[i]] + [texts[j] for j in rng.sample(others, min(self.unrelated, len(others)))]
         flat = [(i, k) for i, ks in plans.items() for k in ks]
-        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_answer(samples[i])) for i, k in flat]  # type: ignore[operator]
+        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in flat]  # type: ignore[operator]
         losses: dict[int, list[float]] = {}
         for (i, _), lps in zip(flat, continuation_logprobs(self.lm, pairs)):
             losses.setdefault(i, []).append(-sum(lps) / len(lps) if lps else math.nan)

@@ -102,7 +102,7 @@ class ConnerTask:
             lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
         scorer_name = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
         scorer = None if scorer_name == "none" else create("scorers", scorer_name, ctx)
-        index = getattr(settings, "index", None)
+        index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))
         retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None
         return [

@@ -44,6 +44,9 @@ def test_every_measure_is_computed_on_good_input_and_recorded():
     assert per[0]["reader_answer"] == "Rome" and per[0]["validity"] == pytest.approx(0.8)
     for name in ("coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"):
         assert 0.0 <= per[0][name] <= 1.0
+    from vericite.metrics.conner import q_know
+
+    assert per[0]["q_know"] == q_know(per[0]) and q_know({"factuality": 1.0}) is None
     st = r.settings["conner"]
     assert st["aggregation"] == "min" and st["judge"] == "fake-3way@1" and st["lm"] == "fake" and st["unrelated"] == 3
     assert r.counts["judge_calls"] > 0 and all(j["purpose"] in ("factuality", "validity") for j in r.judgements[0])
