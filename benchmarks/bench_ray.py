@@ -21,7 +21,7 @@ import time
 from vericite.distributed import RayPool
 from vericite.evaluate import EvaluateConfig, evaluate_items, load_task
 from vericite.evaluate.inputs import item_from_record
-from vericite.runs.distributed import PoolJudge
+from vericite.runs.distributed import JudgeWorker, PoolJudge
 
 MS = 20.0
 
@@ -46,8 +46,8 @@ class CpuJudge:
         return self._inner.judge(pairs)
 
 
-def cpu_judge(ms: float) -> CpuJudge:
-    return CpuJudge(ms)
+def cpu_judge(ms: float) -> JudgeWorker:
+    return JudgeWorker(CpuJudge(ms))
 
 
 def answers(n: int) -> list[dict]:
@@ -95,7 +95,7 @@ def main() -> None:
     for workers in (1, 2):
         t0 = time.perf_counter()
         pool = RayPool(functools.partial(cpu_judge, args.ms), workers, "auto")
-        list(pool.map("judge", [(str(i), []) for i in range(workers)]))  # every actor up and its judge built
+        list(pool.map("judge_pairs", [(str(i), []) for i in range(workers)]))  # every actor up and its judge built
         start = time.perf_counter() - t0
         times = []
         try:

@@ -183,16 +183,18 @@ def _load_judge(spec: str, options: dict[str, Any]) -> Any:
     return load_judge(spec, **options)
 
 
-class _JudgeWorker:
-    def __init__(self, spec: str, options: dict[str, Any]) -> None:
-        self.judge = _load_judge(spec, options)
+class JudgeWorker:
+    """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes and gives plain data."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
 
     def judge_pairs(self, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
         return [j.to_dict() for j in self.judge.judge([JudgePair(e, c) for e, c in pairs])]
 
 
-def _judge_worker(spec: str, options: dict[str, Any]) -> _JudgeWorker:
-    return _JudgeWorker(spec, options)
+def _judge_worker(spec: str, options: dict[str, Any]) -> JudgeWorker:
+    return JudgeWorker(_load_judge(spec, options))
 
 
 class PoolJudge:
