@@ -106,6 +106,12 @@ def generate_pooled(
         samples = samples[: cfg.limit]
     if not samples:
         raise DataError(f"dataset {cfg.dataset!r} has no questions")
+    shared = None
+    if ray is None and backend_factory is None:  # threads: one backend (its HTTP client, its cache) for all of them,
+        from ..models import load_model, model_options  # each worker metering its own calls
+
+        shared = load_model(cfg.model, **model_options(cfg))
+        backend_factory = lambda: shared  # noqa: E731
     method = build_method(cfg, backend=backend_factory() if backend_factory else None)  # the driver's: its manifest and sample checks (models load lazily)
     try:
         if isinstance(method, SampleChecking):
@@ -165,6 +171,8 @@ def generate_pooled(
         finally:
             if pool is not None:
                 pool.close()
+            if shared is not None and isinstance(shared, Closeable):
+                shared.close()
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, cfg.max_failures, last_error)
     return manifest
