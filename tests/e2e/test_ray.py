@@ -126,3 +126,27 @@ def test_killed_driver_resumes_with_nothing_lost_or_answered_twice(tmp_path):
     assert set(asked_before) | set(asked_after) == set(ids)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["summary"]["n_done"] == 40
+
+
+class Doubler:
+    """A worker that takes its time."""
+
+    def run(self, x):
+        time.sleep(0.3)
+        return 2 * x
+
+
+def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
+    from vericite.distributed import RayPool
+
+    pool = RayPool(Doubler, 2, "auto")
+    try:
+        pids = pool.pids()
+        batches = pool.map("run", [(str(i), i) for i in range(8)])
+        got = dict([next(batches)])
+        os.kill(pids[0], signal.SIGKILL)  # one actor's process dies with a batch in hand
+        got.update(batches)
+        assert got == {str(i): 2 * i for i in range(8)}  # every batch once, the lost one run again
+        assert len(set(pool.pids()) - set(pids)) == 1  # the actor was restarted in a new process
+    finally:
+        pool.close()

@@ -110,6 +110,8 @@ class RayPool:
             kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
             if env:
                 kw["runtime_env"] = {"env_vars": env}
+            if address != "auto":
+                _probe(address)
             try:
                 if address == "auto":
                     ray.init(address="local", num_cpus=self.workers, **kw)
@@ -168,6 +170,20 @@ class RayPool:
         self._actors = []
         if self._started:
             ray.shutdown()
+
+
+def _probe(address: str, timeout: float = 10.0) -> None:
+    """A cluster address of the form ``[ray://]host:port`` that nothing answers on is one line now, not Ray's
+    minutes of retries."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # another form (a Ray Client URL with a path, ...): Ray says what is wrong with it
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise VericiteError(f"cannot reach the Ray cluster at {address}: {e.strerror or e} (is `ray start --head` running there?)") from None
 
 
 def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None) -> Pool:

@@ -106,6 +106,12 @@ def generate_pooled(
         samples = samples[: cfg.limit]
     if not samples:
         raise DataError(f"dataset {cfg.dataset!r} has no questions")
+    shared = None
+    if ray is None and backend_factory is None:  # threads: one backend (its HTTP client, its cache) for all of them,
+        from ..models import load_model, model_options  # each worker metering its own calls
+
+        shared = load_model(cfg.model, **model_options(cfg))
+        backend_factory = lambda: shared  # noqa: E731
     method = build_method(cfg, backend=backend_factory() if backend_factory else None)  # the driver's: its manifest and sample checks (models load lazily)
     try:
         if isinstance(method, SampleChecking):
@@ -165,6 +171,8 @@ def generate_pooled(
         finally:
             if pool is not None:
                 pool.close()
+            if shared is not None and isinstance(shared, Closeable):
+                shared.close()
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, cfg.max_failures, last_error)
     return manifest
@@ -183,16 +191,18 @@ def _load_judge(spec: str, options: dict[str, Any]) -> Any:
     return load_judge(spec, **options)
 
 
-class _JudgeWorker:
-    def __init__(self, spec: str, options: dict[str, Any]) -> None:
-        self.judge = _load_judge(spec, options)
+class JudgeWorker:
+    """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes and gives plain data."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
 
     def judge_pairs(self, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
         return [j.to_dict() for j in self.judge.judge([JudgePair(e, c) for e, c in pairs])]
 
 
-def _judge_worker(spec: str, options: dict[str, Any]) -> _JudgeWorker:
-    return _JudgeWorker(spec, options)
+def _judge_worker(spec: str, options: dict[str, Any]) -> JudgeWorker:
+    return JudgeWorker(_load_judge(spec, options))
 
 
 class PoolJudge:
