@@ -18,7 +18,8 @@ from vericite.models.fake import FakeBackend
 from vericite.runs.config import GenerateConfig, RunConfig
 from vericite.runs.runner import load_run_config, run_config
 
-CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
+# KaLMA's configs, written flat before methods were pluggable (VTG's configs/vtg-*.yaml: tests/e2e/test_vtg_run.py)
+CONFIGS = sorted(p for p in (REPO / "configs").glob("*.yaml") if not p.name.startswith("vtg-"))
 KALMA_KEYS = ("knowledge", "store", "demonstration", "max_tokens", "temperature")
 #: results.json's "config" of a run, key by key, as it was written before the composition (plus "match")
 RECORDED = (
