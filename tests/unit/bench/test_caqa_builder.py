@@ -132,6 +132,15 @@ def test_llm_that_drops_answers_loses_supportive_items_counted(pool, tmp_path):
     assert log["item_drops"].get("supportive_citation_lacks_answer", 0) >= 1
 
 
+def test_answer_statement_without_the_answer_falls_back_to_the_template_recorded(pool, tmp_path):
+    out = tmp_path / "c.jsonl"
+    log = build_caqa(cfg(pool, out, n=8, verbalise="llm", model="fake"), progress=False, generator=verbaliser(vague_statements=True))
+    items = items_of(out)
+    assert items and all(i["meta"]["answer_statement"] == "template" for i in items)
+    assert all(mentions(i["answer"], i["meta"]["answer_entities"][0]) for i in items)
+    assert log["item_drops"]["answer_statement_lacks_answer_template_used"] >= 1
+
+
 def test_graph_without_paths_or_namesakes_builds_and_counts(tmp_path):
     pool = tmp_path / "flat.json"
     people = [{"qid": f"Q{i}", "name": f"Person {i}", "occupation": ["painter", "banker"][i % 2], "place of birth": f"Town {i % 3}"} for i in range(1, 9)]

@@ -383,9 +383,12 @@ def make_items(g: FactGraph, sampler: Sampler, q: Query, rng: random.Random, ver
         dropped["empty_question"] += 1
         return [], dropped
     missing = [a for a in q.answers if not _mentions(answer, a)]
-    if missing:
-        dropped["answer_statement_lacks_answer"] += 1
-        return [], dropped
+    fallback = False
+    if missing:  # a model's statement that drops the answer is not kept: the template's is, and that is recorded
+        dropped["answer_statement_lacks_answer_template_used"] += 1
+        from .verbalise import template_answer
+
+        answer, fallback = template_answer(g, q), True
     items = []
     for label, edit in edits:
         if edit is None:
@@ -410,7 +413,7 @@ def make_items(g: FactGraph, sampler: Sampler, q: Query, rng: random.Random, ver
             "query": q.to_dict(),
             "subgraph": subgraph,
             "answers": [[a] for a in q.answers],
-            "meta": {"answer_entities": list(q.answers), "all_answers": q.all_answers[:20], "solutions": q.n_solutions, **info},
+            "meta": {"answer_entities": list(q.answers), "all_answers": q.all_answers[:20], "solutions": q.n_solutions, **({"answer_statement": "template"} if fallback else {}), **info},
         })
     return items, dropped
 
