@@ -167,3 +167,12 @@ def test_grounding_binds_values_it_never_writes_into_the_query(pool):
     f = next(f for e in g.entities for f in g.facts[e] if "{at}" in f.value)
     rows = ground(g, [{"s": "?x", "r": f.relation, "pred": f.pred, "o": f.value, "obj": f.obj}, {"s": "?x", "r": "place of birth", "pred": next(x.pred for x in g.facts[f.subject] if x.relation == "place of birth"), "o": "?a"}])
     assert [r["?a"] for r in rows] == ["Bristol"]
+
+
+def test_queries_that_ground_to_nothing_are_counted_not_fatal(pool, tmp_path, monkeypatch):
+    import vericite.bench.builders.caqa.queries as Q
+
+    monkeypatch.setattr(Q, "ground", lambda *a, **k: [])
+    log = build_caqa(cfg(pool, tmp_path / "c.jsonl", n=10, max_queries=15), progress=False)
+    assert log["status"] == "exhausted" and log["items"] == 0
+    assert log["timing"]["grounded_to_nothing"] >= 10 and sum(log["query_drops"].values()) == 15

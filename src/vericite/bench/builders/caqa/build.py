@@ -124,6 +124,7 @@ class Sampler:
                         groups.append((e, e2, r))
         self.union_groups = groups
         self.grounding_s: list[float] = []
+        self.grounded_to_nothing = 0  # sampled queries whose SPARQL grounding did not give back what was sampled
 
     def bases(self) -> list[tuple[str, float]]:
         have = {"single": bool(self.g.entities), "path": bool(self.starts), "tree": bool(self.shared)}
@@ -152,6 +153,8 @@ class Sampler:
         t = time.perf_counter()
         ok = ground_query(g, q)
         self.grounding_s.append(time.perf_counter() - t)
+        if not ok:
+            self.grounded_to_nothing += 1
         return q if ok else None
 
     def query(self, i: int) -> tuple[Query | None, str, random.Random]:
@@ -276,6 +279,8 @@ def _build_locked(cfg: CaqaConfig, paths: dict[str, Path], resume: bool, progres
                     "queries_timed": len(times),
                     "seconds": round(sum(times), 3),
                     "median_query_s": round(statistics.median(times), 4) if times else None,
+                    "queries_grounded": len(sampler.grounding_s),
+                    "grounded_to_nothing": sampler.grounded_to_nothing,
                     "median_grounding_ms": round(1000 * statistics.median(sampler.grounding_s), 3) if sampler.grounding_s else None,
                     "items_per_minute": round(60 * items_now / sum(times), 1) if times and sum(times) > 0 else None,
                     "earlier": _earlier(previous),
