@@ -39,9 +39,10 @@ def write_pool(folder: Path) -> Path:
 _SUBGRAPH = re.compile(r'\("([^"]*)", "([^"]*)", "((?:[^"\\]|\\.|"(?!\)))*)"\)')
 
 
-def verbaliser(*, drop_answers: bool = False) -> FakeBackend:
+def verbaliser(*, drop_answers: bool = False, vague_statements: bool = False) -> FakeBackend:
     """Replies to the three CAQA prompts: a sentence per subgraph triple; the extended question as the template
-    question; "The answer is A." as the answer statement. ``drop_answers``: citations leave values out."""
+    question; "The answer is A." as the answer statement. ``drop_answers``: citations leave values out;
+    ``vague_statements``: answer statements leave the answer out."""
 
     def reply(messages, params) -> str:
         user = last_user_message(messages)
@@ -54,7 +55,7 @@ def verbaliser(*, drop_answers: bool = False) -> FakeBackend:
             return "Extended question: " + user.split("Original question: ")[1].split("\n")[0].rstrip("?") + ", given the extra facts?"
         if "Answer statement:" in user:
             answer = user.split("\nAnswer: ")[1].split("\n")[0]
-            return f"Answer statement: The answer is {answer}."
+            return "Answer statement: It is a well-known fact." if vague_statements else f"Answer statement: The answer is {answer}."
         return "I cannot help."
 
     return FakeBackend("fake:caqa", replies=reply)

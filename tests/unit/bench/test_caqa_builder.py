@@ -132,6 +132,15 @@ def test_llm_that_drops_answers_loses_supportive_items_counted(pool, tmp_path):
     assert log["item_drops"].get("supportive_citation_lacks_answer", 0) >= 1
 
 
+def test_answer_statement_without_the_answer_falls_back_to_the_template_recorded(pool, tmp_path):
+    out = tmp_path / "c.jsonl"
+    log = build_caqa(cfg(pool, out, n=8, verbalise="llm", model="fake"), progress=False, generator=verbaliser(vague_statements=True))
+    items = items_of(out)
+    assert items and all(i["meta"]["answer_statement"] == "template" for i in items)
+    assert all(mentions(i["answer"], i["meta"]["answer_entities"][0]) for i in items)
+    assert log["item_drops"]["answer_statement_lacks_answer_template_used"] >= 1
+
+
 def test_graph_without_paths_or_namesakes_builds_and_counts(tmp_path):
     pool = tmp_path / "flat.json"
     people = [{"qid": f"Q{i}", "name": f"Person {i}", "occupation": ["painter", "banker"][i % 2], "place of birth": f"Town {i % 3}"} for i in range(1, 9)]
@@ -158,3 +167,12 @@ def test_grounding_binds_values_it_never_writes_into_the_query(pool):
     f = next(f for e in g.entities for f in g.facts[e] if "{at}" in f.value)
     rows = ground(g, [{"s": "?x", "r": f.relation, "pred": f.pred, "o": f.value, "obj": f.obj}, {"s": "?x", "r": "place of birth", "pred": next(x.pred for x in g.facts[f.subject] if x.relation == "place of birth"), "o": "?a"}])
     assert [r["?a"] for r in rows] == ["Bristol"]
+
+
+def test_queries_that_ground_to_nothing_are_counted_not_fatal(pool, tmp_path, monkeypatch):
+    import vericite.bench.builders.caqa.queries as Q
+
+    monkeypatch.setattr(Q, "ground", lambda *a, **k: [])
+    log = build_caqa(cfg(pool, tmp_path / "c.jsonl", n=10, max_queries=15), progress=False)
+    assert log["status"] == "exhausted" and log["items"] == 0
+    assert log["timing"]["grounded_to_nothing"] >= 10 and sum(log["query_drops"].values()) == 15

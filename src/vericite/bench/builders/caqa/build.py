@@ -124,6 +124,7 @@ class Sampler:
                         groups.append((e, e2, r))
         self.union_groups = groups
         self.grounding_s: list[float] = []
+        self.grounded_to_nothing = 0  # sampled queries whose SPARQL grounding did not give back what was sampled
 
     def bases(self) -> list[tuple[str, float]]:
         have = {"single": bool(self.g.entities), "path": bool(self.starts), "tree": bool(self.shared)}
@@ -152,6 +153,8 @@ class Sampler:
         t = time.perf_counter()
         ok = ground_query(g, q)
         self.grounding_s.append(time.perf_counter() - t)
+        if not ok:
+            self.grounded_to_nothing += 1
         return q if ok else None
 
     def query(self, i: int) -> tuple[Query | None, str, random.Random]:
@@ -276,6 +279,8 @@ def _build_locked(cfg: CaqaConfig, paths: dict[str, Path], resume: bool, progres
                     "queries_timed": len(times),
                     "seconds": round(sum(times), 3),
                     "median_query_s": round(statistics.median(times), 4) if times else None,
+                    "queries_grounded": len(sampler.grounding_s),
+                    "grounded_to_nothing": sampler.grounded_to_nothing,
                     "median_grounding_ms": round(1000 * statistics.median(sampler.grounding_s), 3) if sampler.grounding_s else None,
                     "items_per_minute": round(60 * items_now / sum(times), 1) if times and sum(times) > 0 else None,
                     "earlier": _earlier(previous),
@@ -383,9 +388,12 @@ def make_items(g: FactGraph, sampler: Sampler, q: Query, rng: random.Random, ver
         dropped["empty_question"] += 1
         return [], dropped
     missing = [a for a in q.answers if not _mentions(answer, a)]
-    if missing:
-        dropped["answer_statement_lacks_answer"] += 1
-        return [], dropped
+    fallback = False
+    if missing:  # a model's statement that drops the answer is not kept: the template's is, and that is recorded
+        dropped["answer_statement_lacks_answer_template_used"] += 1
+        from .verbalise import template_answer
+
+        answer, fallback = template_answer(g, q), True
     items = []
     for label, edit in edits:
         if edit is None:
@@ -410,7 +418,7 @@ def make_items(g: FactGraph, sampler: Sampler, q: Query, rng: random.Random, ver
             "query": q.to_dict(),
             "subgraph": subgraph,
             "answers": [[a] for a in q.answers],
-            "meta": {"answer_entities": list(q.answers), "all_answers": q.all_answers[:20], "solutions": q.n_solutions, **info},
+            "meta": {"answer_entities": list(q.answers), "all_answers": q.all_answers[:20], "solutions": q.n_solutions, **({"answer_statement": "template"} if fallback else {}), **info},
         })
     return items, dropped
 
