@@ -152,7 +152,7 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
     from ..errors import DataError
 
     if not Path(dataset).is_file():
-        raise DataError(f"no dataset file {dataset}")
+        raise DataError(f"dataset file not found: {dataset}")
     if _is_caqa(dataset):
         _caqa_stats(dataset, as_json, write_card_too)
         return
