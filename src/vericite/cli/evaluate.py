@@ -19,12 +19,9 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     """The lines under the metric table: each judge and how far it can be trusted, then the counts."""
     lines = []
     for purpose, j in results.get("judges", {}).items():
-        meas = j.get("measured")
-        trust = (
-            f"measured balanced accuracy {meas['balanced_accuracy']:.3f}, ROC AUC {meas['roc_auc']:.3f} on {meas.get('data', 'labelled pairs')}"
-            if meas and meas.get("balanced_accuracy") is not None
-            else (meas or {}).get("note", "accuracy not measured")
-        )
+        from ..judges.trust import trust_words
+
+        trust = trust_words(j.get("measured"))
         lines.append(f"judge for {purpose}: {j['id']} — {trust}")
     c = results.get("counts", {})
     line = (
@@ -117,10 +114,13 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
 
 @click.command()
 @click.option("--input", "-i", "input_path", required=True, help="JSONL of answers, a run folder (its samples.jsonl), or for alce an ALCE result file ({args, data})")
-@click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; see docs/extending.md) [default: kalma]")
+@click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; conner; see docs/extending.md) [default: kalma]")
 @click.option("--out", "-o", required=True, help="folder for results.json, samples.jsonl, bad_lines.jsonl")
-@click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none [default: triple; alce: none]")
+@click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none; conner: llm3:<model>, nli3:<model>, fake-3way [default: triple; alce, conner: none]")
 @click.option("--metrics", "metric_names", metavar="A,B,C", help="compute only these metrics of the task (e.g. str_em,str_hit,output_length,rouge_lsum)")
+@click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")
+@click.option("--lm", help="conner: the causal LM of coherence, informativeness, helpfulness and validity's reader [default: the llm3 judge's model]")
+@click.option("--relevance-model", "relevance_model", help="conner: the relevance scorer (ms-marco, hf:<model>, fake, none) [default: ms-marco]")
 @click.option("--geval-model", help="LLM for G-Eval text quality (e.g. qwen2.5-coder-1.5b); without it G-Eval is not computed")
 @server_options
 @click.option("--hypothesis", type=click.Choice(["property", "entity"]), help='judge claim: "{property}: {value}" (paper) or "{entity} {property}: {value}"')
