@@ -64,6 +64,19 @@ def test_generate_on_ray_writes_what_a_local_run_writes(tmp_path, ray_local):
     assert (tmp_path / "ray" / ".ray-calls.jsonl").read_text().count("\n") == 3  # batches of 4: 4 + 4 + 2
 
 
+def test_actors_write_the_one_call_cache_a_local_rerun_reads(tmp_path, ray_local, monkeypatch):
+    from vericite.models.cache import cache_stats
+
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))  # sent to the actors by the driver
+    q = write_questions(tmp_path / "q.jsonl", 10)
+    common = ["generate", "--dataset", str(q), "--model", "fake", "-q"]
+    invoke([*common, "--out", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    assert cache_stats(tmp_path / "cache" / "calls.sqlite")["entries"] == 10  # both actors wrote the one file
+    invoke([*common, "--out", str(tmp_path / "local")])
+    records = [json.loads(l) for l in (tmp_path / "local" / "samples.jsonl").read_text().splitlines()]
+    assert len(records) == 10 and all(r["cached"] for r in records)
+
+
 def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
     a = write_answers(tmp_path / "answers.jsonl", 30)
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "local"), "-q"])

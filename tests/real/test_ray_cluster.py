@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -41,8 +42,10 @@ def cluster(tmp_path_factory):
     requires("ray")
     port = free_port()
     address = f"127.0.0.1:{port}"
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "VERICITE_CACHE": str(tmp_path_factory.mktemp("cache"))}
     logs = tmp_path_factory.mktemp("ray")
+    token = logs / "auth_token"  # the cluster's own token (Ray's token authentication), for its nodes and drivers
+    token.write_text(secrets.token_hex(32))
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token), "VERICITE_CACHE": str(tmp_path_factory.mktemp("cache"))}
     common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats", "--block"]
     nodes = []
     try:

@@ -108,8 +108,6 @@ class RayPool:
         env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
         if not ray.is_initialized():
             kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
-            if env:
-                kw["runtime_env"] = {"env_vars": env}
             if address != "auto":
                 _probe(address)
             try:
@@ -121,7 +119,10 @@ class RayPool:
                 first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 raise VericiteError(f"cannot reach the Ray cluster at {address}: {first}") from None
             self._started = True
-        actor = ray.remote(num_cpus=1, max_restarts=restarts, max_task_retries=restarts)(_Holder)
+        options: dict[str, Any] = {"num_cpus": 1, "max_restarts": restarts, "max_task_retries": restarts}
+        if env:  # per actor, so a Ray this process did not start gets them too
+            options["runtime_env"] = {"env_vars": env}
+        actor = ray.remote(**options)(_Holder)
         self._actors = [actor.remote(factory) for _ in range(self.workers)]
 
     def pids(self) -> list[int]:

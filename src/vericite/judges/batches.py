@@ -41,8 +41,10 @@ def judge_id(judge: Any) -> str:
 
 def judge_corpus(judge: Any, pairs: Iterable[JudgePair], *, progress: Progress | None = None, chunk: int = JUDGE_CHUNK) -> dict[JudgePair, Judgement]:
     """Every distinct pair of ``pairs`` judged once, in first-seen order: ``judge.judge`` is called with runs of
-    about ``chunk`` pairs (:func:`sentence_chunks`), and ``progress`` (when given) advances after each call."""
+    about ``chunk`` pairs (:func:`sentence_chunks`; a judge's own ``pairs_per_call`` instead, when it has one: a
+    judge on N Ray workers takes N times the pairs), and ``progress`` (when given) advances after each call."""
     ordered = list(dict.fromkeys(pairs))
+    chunk = int(getattr(judge, "pairs_per_call", 0) or chunk)  # a judge spread over workers takes larger calls
     judged: dict[JudgePair, Judgement] = {}
     if not ordered:
         return judged

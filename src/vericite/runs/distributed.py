@@ -211,15 +211,19 @@ class PoolJudge:
     its model's identity) is the local judge's, which is built but whose model is never loaded for judging."""
 
     def __init__(self, local: Any, pool: Pool, checkpoint: Checkpoint | None = None) -> None:
+        from ..judges.batches import JUDGE_CHUNK
+
         self._local = local
         self._pool = pool
         self._checkpoint = checkpoint
+        #: ``judge_corpus`` sends calls this large, so each worker gets about JUDGE_CHUNK pairs of a call
+        self.pairs_per_call = JUDGE_CHUNK * pool.workers
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._local, name)
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
-        from ..metrics.judging import sentence_chunks
+        from ..judges.batches import sentence_chunks
 
         pairs = list(pairs)
         if not pairs:
