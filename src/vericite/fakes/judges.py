@@ -4,7 +4,7 @@
   evidence, else 0.1.
 * :class:`FourClassJudge` (``fake-4class``): CAQA's four labels. All claim words in the evidence: supportive;
   a negation word ("not", "no", "never") in exactly one of claim and evidence, with some words shared:
-  contradictory; some words shared: partially_supportive; none: irrelevant. ``probability`` is the score of
+  contradictory; some words shared: insufficient; none: irrelevant. ``probability`` is the score of
   "supportive" (the positive label, first in ``labels``); ``raw`` holds every class's score as JSON.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from ..types import JudgePair, Judgement
 
 NEGATIONS = frozenset({"not", "no", "never"})
-FOUR_LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
+FOUR_LABELS = ("supportive", "insufficient", "contradictory", "irrelevant")
 
 
 def _words(text: str) -> set[str]:
@@ -58,7 +58,7 @@ class FourClassJudge:
             return "supportive"
         if shared and bool(claim & NEGATIONS) != bool(evidence & NEGATIONS):
             return "contradictory"
-        return "partially_supportive" if shared else "irrelevant"
+        return "insufficient" if shared else "irrelevant"
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         out = []
@@ -77,3 +77,33 @@ def binary_from_spec(arg: str, *, ctx: Any, **options: Any) -> KeywordJudge:
 def four_class_from_spec(arg: str, *, ctx: Any, **options: Any) -> FourClassJudge:
     """Registry factory: ``fake-4class``."""
     return FourClassJudge()
+
+
+class ThreeWayJudge:
+    """``fake-3way``: supports / refutes / not_enough_info by word overlap. Every claim word in the evidence:
+    supports; a negation word in exactly one of them, with content words shared: refutes; else
+    not_enough_info. The label gets 0.8, the others 0.1; ``probability`` is P(supports)."""
+
+    id = "fake-3way@1"
+    labels = ("supports", "refutes", "not_enough_info")
+
+    def label(self, pair: JudgePair) -> str:
+        claim, evidence = _words(pair.claim), _words(pair.evidence)
+        if claim and claim <= evidence:
+            return "supports"
+        if (claim - NEGATIONS) & evidence and bool(claim & NEGATIONS) != bool(evidence & NEGATIONS):
+            return "refutes"
+        return "not_enough_info"
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        out = []
+        for p in pairs:
+            label = self.label(p)
+            scores = {k: (0.8 if k == label else 0.1) for k in self.labels}
+            out.append(Judgement(self.id, p.claim, p.evidence, scores["supports"], label, json.dumps({"scores": scores}), "ok", scores))
+        return out
+
+
+def three_way_from_spec(arg: str, *, ctx: Any, **options: Any) -> ThreeWayJudge:
+    """Registry factory: ``fake-3way``."""
+    return ThreeWayJudge()
