@@ -327,6 +327,7 @@ IMPLS: list[Impl] = [
 #: registered names no contract run builds here, why, and where they are tested for real
 NOT_HERE: dict[tuple[str, str], str] = {
     ("judges", "nli"): "needs torch and an NLI model folder; tests/unit/judges/test_nli.py builds tiny random ones",
+    ("judges", "nli3"): "an nli judge read with its three classes: needs torch and a three-class NLI model folder; tests/unit/judges/test_three_way.py maps a stand-in's classes",
     ("graphs", "sparql"): "needs a SPARQL server; tests/real/test_sparql_server.py runs `oxigraph serve` (slow)",
     ("models", "qwen2.5-coder-1.5b"): "the llama.cpp backend of smollm2-135m, with 1.5B weights: too slow for a contract run",
     ("embedders", "hf"): "needs a hub model or a trained folder (a random tiny model cannot rank); tests/unit/models/test_scorers_hf.py loads tiny random ones",
