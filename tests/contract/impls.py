@@ -198,6 +198,12 @@ def builder_pool(tmp_path: Path) -> dict[str, Any]:
     return {"_spec": f"biokalma:{pool}", "n": 2, "iterations": 3, "model": "fake", "min_gold": 2, "generator": fake()}
 
 
+def caqa_pool(tmp_path: Path) -> dict[str, Any]:
+    from tests.support.caqa import write_pool
+
+    return {"pool": str(write_pool(tmp_path)), "n": 12, "verbalise": "template"}
+
+
 def smollm2_path(tmp_path: Path) -> dict[str, Any]:
     from vericite.models.provision import SMOLLM2, model_path
 
@@ -262,6 +268,8 @@ IMPLS: list[Impl] = [
     Impl("judges", "llm:fake"),
     Impl("judges", "fake-3way"),
     Impl("judges", "llm3:fake"),
+    Impl("judges", "llm4:fake"),
+    Impl("judges", "autois:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),
     # knowledge
     Impl("graphs", "fake", make=lambda _: {"triples": TRIPLES}),
@@ -295,6 +303,7 @@ IMPLS: list[Impl] = [
     Impl("methods", "conner-knowledge:fake"),
     # ALCE's baselines read ALCE's prompt files from the shared data
     *(Impl("methods", f"{m}:fake", marks=SHARED, requires=require_alce_prompts) for m in ("vanilla", "summ", "snippet", "rerank", "closedbook")),
+    Impl("methods", "vtg:fake"),  # VTG: its prompts are its own (App. B), no shared data
     Impl("datasets", "fake"),
     Impl("datasets", "demo"),
     Impl("datasets", "jsonl:<file>", make=questions_file),
@@ -311,9 +320,11 @@ IMPLS: list[Impl] = [
     Impl("datasets", "asqa-dev-500", marks=SHARED, requires=require_shared_data),
     Impl("builders", "fake"),
     Impl("builders", "biokalma:<pool file>", make=builder_pool),
+    Impl("builders", "caqa", make=caqa_pool),
     Impl("experiments", "fake"),
     Impl("experiments", "conscious-incompetence"),
     Impl("experiments", "retrieval-accuracy"),
+    *(Impl("experiments", f"vtg-{e}") for e in ("docs-per-query", "queries", "trials", "ablation", "methods")),
     Impl("tasks", "fake"),
     Impl("tasks", "kalma"),
     Impl("tasks", "alce", extra=ALCE_FIELDS),
@@ -327,7 +338,9 @@ IMPLS: list[Impl] = [
 #: registered names no contract run builds here, why, and where they are tested for real
 NOT_HERE: dict[tuple[str, str], str] = {
     ("judges", "nli"): "needs torch and an NLI model folder; tests/unit/judges/test_nli.py builds tiny random ones",
-    ("judges", "nli3"): "an nli judge read with its three classes: needs torch and a three-class NLI model folder; tests/unit/judges/test_three_way.py maps a stand-in's classes",
+    ("judges", "nli4"): "a three-way NLI model folder (as nli); its mapping is tested in tests/unit/judges/test_four_class.py",
+    ("judges", "nli3"): "a three-way NLI model folder (as nli); its three labels are read in tests/unit/judges/test_three_way.py",
+    ("judges", "caqa"): "needs a folder made by `vericite train caqa` (torch, a minute); tests/real/test_train_caqa.py trains one and judges with it",
     ("graphs", "sparql"): "needs a SPARQL server; tests/real/test_sparql_server.py runs `oxigraph serve` (slow)",
     ("models", "qwen2.5-coder-1.5b"): "the llama.cpp backend of smollm2-135m, with 1.5B weights: too slow for a contract run",
     ("embedders", "hf"): "needs a hub model or a trained folder (a random tiny model cannot rank); tests/unit/models/test_scorers_hf.py loads tiny random ones",

@@ -41,7 +41,7 @@ def documented() -> dict[str, dict[str, str]]:
 @pytest.fixture(scope="module")
 def doc():
     tables = documented()
-    assert set(tables) == {"sample", "judgement", "scores", "results", "metric", "counts", "judge-eval"}
+    assert set(tables) == {"sample", "judgement", "scores", "results", "metric", "counts", "judge-eval", "judge-eval-alce", "judge-eval-caqa"}
     return tables
 
 
@@ -131,3 +131,39 @@ def test_judge_eval_results_keys(doc, tmp_path):
     run_judge_eval(LLMJudge(FakeBackend()), data, tmp_path / "l")
     check(doc["judge-eval"], set(json.loads((tmp_path / "l" / "results.json").read_text())), "judge-eval results.json (LLM judge)",
           conditions=("LLM judges",))
+
+
+def test_judge_eval_alce_results_keys(doc, tmp_path):
+    from tests.support.alce_human import MINI, write_mini, write_table
+    from vericite.judges.meta_alce import read_alce_human, run_alce_human_eval
+    from vericite.judges.table import TableJudge
+
+    f = read_alce_human(write_mini(tmp_path))
+    res = run_alce_human_eval(TableJudge(write_table(tmp_path / "t.jsonl", MINI)), f, tmp_path / "a", resamples=20)
+    written = json.loads((tmp_path / "a" / "results.json").read_text())
+    check(doc["judge-eval-alce"], set(written), "judge-eval --task alce-human results.json")
+    assert set(res["ci"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval-alce", "ci")]))
+    assert set(res["config"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval-alce", "config")]))
+    assert set(res["counts"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval-alce", "counts")]))
+    figures = {k for k in res["datasets"]["asqa"]}
+    assert figures <= set(doc["judge-eval-alce"]) and figures | {"datasets", "judge"} == set(res["reference"])
+
+
+def test_judge_eval_caqa_results_keys(doc, tmp_path):
+    from tests.support.caqa import write_pool
+
+    data = tmp_path / "c.jsonl"
+    pool = write_pool(tmp_path)
+    assert CliRunner().invoke(cli, ["build", "caqa", "--pool", str(pool), "--n", "12", "--verbalise", "template", "--out", str(data), "-q"]).exit_code == 0
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(data), "--out", str(tmp_path / "j"), "-q"])
+    assert r.exit_code == 0, r.output
+    written = json.loads((tmp_path / "j" / "results.json").read_text())
+    check(doc["judge-eval-caqa"], set(written), "judge-eval --task caqa results.json", conditions=("with --judge",))
+    documented_figures = set(re.findall(r'"(\w+)"', WHAT[("judge-eval-caqa", "figures")]))
+    figures = {re.sub(r"_(supportive|insufficient|contradictory|irrelevant|single|union|intersection|concatenation)$", "_<x>", k) for k in written["figures"]}
+    assert {k for k in figures if "<x>" not in k} <= documented_figures
+    p = tmp_path / "p.jsonl"
+    p.write_text(json.dumps({"label": "supportive", "prediction": "Supportive", "complexity": "single"}) + "\n")
+    assert CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--predictions", str(p), "--out", str(tmp_path / "k")]).exit_code == 0
+    written = json.loads((tmp_path / "k" / "results.json").read_text())
+    check(doc["judge-eval-caqa"], set(written), "judge-eval --task caqa --predictions results.json", conditions=("with --predictions",))

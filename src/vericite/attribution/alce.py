@@ -11,6 +11,8 @@ ALCE's ``eval.py`` reads an output as follows, and so does everything here:
 * **Citations** (:func:`citation_numbers`): every ``[n`` marker (a ``[`` followed by digits; the ``]`` is not
   required, so ``[1, 2]`` cites 1 only), 1-based, in order, duplicates kept. ALCE uses the first
   ``at_most_citations`` (3) of a sentence; that cut is the metric's (``metrics/alce.py``), this module reads all.
+* **Premise** (:func:`format_document`, :func:`premise`): each cited document as ``"Title: {title}\\n{text}"``,
+  joined by a newline (ALCE's ``_format_document``).
 * **Hypothesis** (:func:`remove_citations`): ALCE's ``remove_citations`` — every ``[n`` removed (with one space
   before it), then every ``" |"`` and every ``]`` — and the result stripped.
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..types import AttributedAnswer, Citation, CitationKind, ParseStatus, Sentence
 from .kg import is_na_marker
@@ -120,6 +122,24 @@ def citation_numbers(sentence: str) -> list[int]:
 def hypothesis(sentence: str) -> str:
     """What a judge reads of a sentence: citations removed (ALCE's ``remove_citations``), stripped."""
     return remove_citations(sentence).strip()
+
+
+def format_document(passage: Any) -> str:
+    """ALCE's ``_format_document``: ``"Title: {title}\\n{text}"``, with a QA-extracted document's ``sent`` for its
+    text. ``passage``: a :class:`~vericite.types.Passage` (``sent`` in its ``meta``) or a mapping with ``title``,
+    ``text`` and perhaps ``sent`` (ALCE's document dict, a cited passage of its human-evaluation file)."""
+    if isinstance(passage, Mapping):
+        title, text, sent = passage.get("title"), passage.get("text"), passage.get("sent")
+    else:
+        meta = getattr(passage, "meta", None) or {}
+        title, text, sent = passage.title, passage.text, meta.get("sent")
+    return f"Title: {title}\n{sent if isinstance(sent, str) else text}"
+
+
+def premise(passages: Sequence[Any], refs: Sequence[int]) -> str:
+    """What ALCE's judge reads for citations ``refs`` (0-based) of ``passages``: each formatted
+    (:func:`format_document`), joined by a newline, in the order given."""
+    return "\n".join(format_document(passages[r]) for r in refs)
 
 
 def preprocess_with_offsets(output: str) -> tuple[str, list[int]]:

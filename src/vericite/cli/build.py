@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -76,6 +77,67 @@ def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: 
     click.echo(f"card: {paths['card']}   log: {paths['log']}")
 
 
+@build.command("caqa")
+@click.option("--store", help="on-disk graph store to build from (see `vericite kg load`)")
+@click.option("--pool", help="or a graph file: BioKaLMA question graphs (.json), .jsonl, .nt or .ttl")
+@click.option("--out", "-o", required=True, help="dataset file to write (.jsonl); NAME.md, NAME.log.json, NAME.skipped.jsonl beside it")
+@click.option("--n", "n", type=int, default=2000, show_default=True, help="items to build (a query's items are written together, so up to 3 more)")
+@click.option("--verbalise", type=click.Choice(["llm", "template"]), default="llm", show_default=True, help="who writes questions, answers and citations: --model with the paper's prompts, or deterministic templates")
+@click.option("--model", "-m", default="qwen2.5-coder-1.5b", show_default=True, help="model that writes the text (--verbalise llm)")
+@click.option("--max-tokens", type=int, default=96, show_default=True, help="most tokens of one model reply")
+@click.option("--provenance", help="where the graph's facts come from, said in the card (e.g. \"Wikidata, via BioKaLMA's released graphs\")")
+@click.option("--test-share", type=float, default=0.15, show_default=True, help="share of queries in the test split")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]")
+@server_options
+@click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache")
+@click.option("--resume", is_flag=True, help="continue an interrupted build")
+@click.option("--verbose", "-v", is_flag=True, help="print each query as it is built or skipped")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def caqa(no_cache: bool, resume: bool, verbose: bool, quiet: bool, **opts: Any) -> None:
+    """Four-class attribution items (supportive, insufficient, contradictory, irrelevant) from logical queries
+    over a graph (CAQA §4, Table 3, App. A)."""
+    from ..bench.builders.caqa.build import side_paths
+    from ..errors import InvalidOptionsError, VericiteError, validation_message
+    from ..printable import printable
+    from ..registry import BuildContext, create
+
+    out = opts.pop("out")
+    ctx = BuildContext(threads=opts.pop("threads"), cache=not no_cache, base_url=opts.pop("base_url"),
+                       timeout=opts.pop("timeout"), retries=opts.pop("request_retries"))
+    fields: dict[str, Any] = {k: v for k, v in opts.items() if v is not None}
+    echo = (lambda m: click.echo(printable(m), err=True)) if verbose else None
+    try:
+        builder = create("builders", "caqa", ctx, progress=not quiet, echo=echo, **fields)
+    except InvalidOptionsError as e:
+        raise VericiteError(f"invalid {validation_message(e.error, as_flag=True)}") from None
+    log = builder.build(out, resume=resume)
+    paths = side_paths(out)
+    c = log["counts"]
+    click.echo(f"{log['items']} items from {log['queries']} queries in {out} ({log['status']}; {log['verbalisation']['mode']} verbalisation)")
+    click.echo("classes: " + ", ".join(f"{k} {v['total']}" for k, v in c["classes"].items()))
+    click.echo("complexity: " + ", ".join(f"{k} {v['total']}" for k, v in c["complexity"].items()))
+    click.echo(f"splits: train {c['splits'].get('train', 0)}, test {c['splits'].get('test', 0)} (by query)")
+    g = log["graph"]["values"]
+    click.echo("values resolved to entities: " + ", ".join(f"{k} {v}" for k, v in g.items()))
+    if log.get("query_drops"):
+        click.echo("queries dropped: " + ", ".join(f"{k} {v}" for k, v in log["query_drops"].items()))
+    if log.get("item_drops"):
+        click.echo("items dropped: " + ", ".join(f"{k} {v}" for k, v in log["item_drops"].items()))
+    t = log["timing"]
+    click.echo(f"{t['items_per_minute']} items per minute; median SPARQL grounding {t['median_grounding_ms']} ms a query")
+    click.echo(f"card: {paths['card']}   log: {paths['log']}")
+
+
+def _is_caqa(dataset: str) -> bool:
+    """Whether a dataset file holds CAQA items (its first record has a label and a complexity)."""
+    from ..jsonl import read_appended
+
+    for r in read_appended(dataset):
+        return isinstance(r, dict) and "label" in r and "complexity" in r
+    return False
+
+
 @build.command("stats")
 @click.argument("dataset", type=click.Path(dir_okay=False))
 @click.option("--pool", help="graph file to check every minimum-set triple against")
@@ -83,8 +145,17 @@ def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: 
 @click.option("--json", "as_json", is_flag=True, help="print the statistics as JSON")
 @click.option("--card", "write_card_too", is_flag=True, help="(re)write the dataset card NAME.md from the file and NAME.log.json")
 def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, write_card_too: bool) -> None:
-    """Statistics of a built dataset (KaLMA §2.3) and its quality checks."""
+    """Statistics of a built dataset (KaLMA §2.3; a CAQA file: classes x complexity per split, Table 4) and its
+    quality checks."""
     import json
+
+    from ..errors import DataError
+
+    if not Path(dataset).is_file():
+        raise DataError(f"dataset file not found: {dataset}")
+    if _is_caqa(dataset):
+        _caqa_stats(dataset, as_json, write_card_too)
+        return
 
     from ..bench.builders.biokalma.build import side_paths
     from ..bench.builders.biokalma.card import write_card
@@ -121,6 +192,38 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
         click.echo(f"checks: no problems, {len(back)} warning{'s' if len(back) != 1 else ''} (see above){where}" if back else f"checks: all pass{where}")
     else:
         click.echo(f"checks: {chk['n_problems']} problems{where}")
+        for p in chk["problems"][:20]:
+            click.echo(f"  {p}")
+        raise SystemExit(1)
+
+
+def _caqa_stats(dataset: str, as_json: bool, write_card_too: bool) -> None:
+    import json
+
+    from ..bench.builders.caqa.build import counts, side_paths
+    from ..bench.builders.caqa.card import check_items, format_stats, write_card
+    from ..jsonl import read_appended
+
+    items = list(read_appended(dataset))
+    chk = check_items(items)
+    if write_card_too:
+        paths = side_paths(dataset)
+        try:
+            log = json.loads(paths["log"].read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            log = {}
+        click.echo(f"card: {write_card(paths['card'], items, log)}", err=True)
+    if as_json:
+        click.echo(json.dumps({"stats": counts(items), "checks": chk}, indent=2, ensure_ascii=False))
+        return
+    for line in format_stats(items):
+        click.echo(line)
+    if chk["classes_missing"]:
+        click.echo(f"warning: no item of class {', '.join(chk['classes_missing'])}")
+    if chk["ok"]:
+        click.echo("checks: all pass (answers where each class needs them, no question in both splits)")
+    else:
+        click.echo(f"checks: {chk['n_problems']} problems")
         for p in chk["problems"][:20]:
             click.echo(f"  {p}")
         raise SystemExit(1)

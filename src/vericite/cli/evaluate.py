@@ -12,19 +12,16 @@ from pydantic import ValidationError
 
 from ..errors import VericiteError, validation_message
 from .output import format_options, resolve_format, status_words
-from .options import server_options
+from .options import ray_options, ray_settings, server_options
 
 
 def summary_lines(results: dict[str, Any]) -> list[str]:
     """The lines under the metric table: each judge and how far it can be trusted, then the counts."""
     lines = []
     for purpose, j in results.get("judges", {}).items():
-        meas = j.get("measured")
-        trust = (
-            f"measured balanced accuracy {meas['balanced_accuracy']:.3f}, ROC AUC {meas['roc_auc']:.3f} on {meas.get('data', 'labelled pairs')}"
-            if meas and meas.get("balanced_accuracy") is not None
-            else (meas or {}).get("note", "accuracy not measured")
-        )
+        from ..judges.trust import trust_words
+
+        trust = trust_words(j.get("measured"))
         lines.append(f"judge for {purpose}: {j['id']} — {trust}")
     c = results.get("counts", {})
     line = (
@@ -143,6 +140,8 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     "duplicate id); applies whenever --fail-under or this option is given [default with --fail-under: 0, any bad "
     "line fails]; without either, bad lines are reported and the exit code stays 0",
 )
+@ray_options
+@click.option("--resume", is_flag=True, help="with --ray: judge only what an interrupted evaluate into the same --out had not judged yet (OUT/.ray-calls.jsonl)")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @format_options
 def evaluate(
@@ -151,6 +150,7 @@ def evaluate(
     no_cache: bool,
     fail_under: tuple[str, ...],
     max_bad_lines: float | None,
+    resume: bool,
     quiet: bool,
     fmt: str | None,
     as_json: bool,
@@ -165,6 +165,9 @@ def evaluate(
     from ..runs.results import evaluate_file
 
     fmt = resolve_format(fmt, as_json)
+    ray, workers = ray_settings(opts)
+    if resume and ray is None:
+        raise VericiteError("--resume needs --ray: a local evaluate starts again (its model calls are cached)")
     task = load_task(opts.get("task") or DEFAULT_TASK)
     thresholds = parse_thresholds(fail_under, task)
     names = opts.pop("metric_names", None)
@@ -176,7 +179,7 @@ def evaluate(
         cfg = EvaluateConfig(**{k: v for k, v in {**opts, "cache": False if no_cache else None}.items() if v is not None})
     except ValidationError as e:
         raise VericiteError(f"invalid {validation_message(e)}") from None
-    results = evaluate_file(input_path, out, cfg, progress=not quiet)
+    results = evaluate_file(input_path, out, cfg, progress=not quiet, ray=ray, workers=workers, resume=resume)
     failures = check_thresholds(results, thresholds)
     gated = bool(fail_under) or max_bad_lines is not None
     if gated:  # a gate: unreadable input must not pass it unnoticed

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from ..errors import VericiteError, validation_message
 from ..runs.config import GenerateConfig
-from .options import SERVER_OPTIONS
+from .options import SERVER_OPTIONS, ray_options, ray_settings
 from .output import status_words
 
 
@@ -40,6 +40,16 @@ def parse_method_args(pairs: tuple[str, ...]) -> dict[str, Any] | None:
         except yaml.YAMLError:
             out[key.strip()] = value
     return out or None
+
+
+def vtg_flags(opts: dict[str, Any]) -> None:
+    """VTG's flags as its options: the ``--no-*`` ablations as ``false`` (left out when not given), ``--judge`` as
+    the verifiers' judge (``verifier_judge``) when the method is vtg."""
+    for flag, option in (("no_query_generation", "query_generation"), ("no_verifier", "verifier"), ("no_simplifier", "simplifier")):
+        if opts.pop(flag, False):
+            opts[option] = False
+    if opts.get("method") == "vtg" and opts.get("rerank_judge") is not None:
+        opts["verifier_judge"] = opts.pop("rerank_judge")
 
 
 def print_summary(manifest: dict[str, Any], out: str) -> None:
@@ -79,8 +89,8 @@ def common_generation_options(f):
 
 
 @click.command()
-@click.option("--method", help="generation method: a registered name (kalma; ALCE's vanilla, summ, snippet, rerank, closedbook; fake, the test stand-in; or a plugin's) [default: kalma]")
-@click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature")
+@click.option("--method", help="generation method: a registered name (kalma; ALCE's vanilla, summ, snippet, rerank, closedbook; vtg; fake, the test stand-in; or a plugin's) [default: kalma]")
+@click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature; VTG's: --k, --queries, --docs-per-query, --trials, --judge, --no-query-generation, --no-verifier, --no-simplifier, --index, --retriever")
 @click.option("--dataset", "-d", help="biokalma, demo, a JSONL file of questions, or an ALCE .json file [default: biokalma]")
 @click.option("--phrasing", type=click.Choice(["specific", "general"]), help="BioKaLMA question phrasing [default: specific]")
 @click.option("--data-path", help="where the dataset lives (default for biokalma: ../shared/data/biokalma)")
@@ -95,18 +105,41 @@ def common_generation_options(f):
 @click.option("--shot", type=int, help="ALCE methods: demonstrations drawn (by --seed) from the prompt file [default: 2]")
 @click.option("--index", help="ALCE methods: index folder to retrieve documents from for questions that carry none (see `vericite docs index`)")
 @click.option("--retriever", help="ALCE methods: the retriever that reads --index [default: bm25]")
-@click.option("--judge", "rerank_judge", help="rerank: the judge whose citation recall picks the best of the samples [default: llm:<--model>]")
+@click.option("--judge", "rerank_judge", help="rerank: the judge whose citation recall picks the best of the samples; vtg: the verifiers' judge [default: llm:<--model>]")
+@click.option("--k", "k", type=int, help="vtg: documents in the long-term memory at the start [default: 5]")
+@click.option("--queries", type=int, help="vtg: queries the evidence finder writes (M) [default: 2]")
+@click.option("--docs-per-query", "docs_per_query", type=int, help="vtg: documents retrieved per query (N) [default: 2]")
+@click.option("--trials", type=int, help="vtg: evidence-finder rounds per sentence (T) [default: 3]")
+@click.option("--no-query-generation", "no_query_generation", is_flag=True, default=False, help="vtg: retrieve with the sentence itself (ablation)")
+@click.option("--no-verifier", "no_verifier", is_flag=True, default=False, help="vtg: keep every sentence with its generated citations (ablation)")
+@click.option("--no-simplifier", "no_simplifier", is_flag=True, default=False, help="vtg: keep the verified citations unsimplified (ablation)")
 @click.option("--max-failures", help="questions whose model call may fail before the run fails (exit 1, manifest \"incomplete\"): a count or a percentage such as 10% [default: 0; a run where every call failed always fails]")
 @common_generation_options
+@ray_options
+@click.option("--concurrency", type=click.IntRange(min=1), metavar="N", help="openai:<model>: answer up to N questions at once, each request with --timeout and --retries; the answers are written in the order of the questions [default: 1]")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def generate(out: str, resume: bool, no_cache: bool, quiet: bool, method_arg: tuple[str, ...], **opts: Any) -> None:
     """Answer questions with a generation method, one JSON line per sample: by default KaLMA, knowledge-graph
     citations and [NA]; ALCE's baselines (--method vanilla|summ|snippet|rerank|closedbook) cite documents."""
     from ..runs.loop import IncompleteRun, generate_run
 
+    vtg_flags(opts)
+    ray, workers = ray_settings(opts)
+    concurrency = opts.pop("concurrency", None) or 1
     cfg = build_config({}, {**opts, "method_args": parse_method_args(method_arg), "cache": False if no_cache else None})
+    if concurrency > 1 and not cfg.model.startswith("openai:"):
+        raise VericiteError(f"--concurrency is for a model server (openai:<model> with --base-url), not {cfg.model!r}: an embedded model answers one question at a time (use --ray to run several)")
+    if concurrency > 1 and ray:
+        raise VericiteError("give --ray or --concurrency, not both")
     try:
-        manifest = generate_run(cfg, out, resume=resume, progress=not quiet)
+        if ray or concurrency > 1:
+            from ..runs.distributed import GEN_BATCH, generate_pooled
+
+            manifest = generate_pooled(
+                cfg, out, ray=ray, workers=workers if ray else concurrency, resume=resume, progress=not quiet, batch_size=GEN_BATCH if ray else 1
+            )
+        else:
+            manifest = generate_run(cfg, out, resume=resume, progress=not quiet)
     except IncompleteRun as e:
         print_summary(e.manifest, out)
         raise

@@ -1,4 +1,5 @@
-"""``vericite judge-eval``: measure a judge on labelled evidence/claim pairs (VitaminC by default)."""
+"""``vericite judge-eval``: measure a judge on labelled evidence/claim pairs (``--task pairs``, VitaminC by default)
+or on ALCE's human citation labels (``--task alce-human``, ``cli/judge_eval_alce.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import click
 from ..errors import VericiteError
 from .output import ci_text, echo_json, format_options, markdown_table, md_cell, resolve_format, rows_json
 from ..printable import printable
-from .options import server_options
+from .options import on_ray, ray_options, server_options
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -28,27 +29,52 @@ def _default_data() -> Path:
     return shared_data_dir() / "vitaminc" / "dev.jsonl"  # type: ignore[operator]
 
 
+#: --task: what a judge is measured on, and its default --data
+TASKS: dict[str, str] = {
+    "pairs": "labelled (evidence, claim, label) pairs, JSONL (default --data: the shared VitaminC dev pairs)",
+    "alce-human": "ALCE's human citation labels: sentence recall and per-citation precision, beside ALCE's TRUE "
+    "(default --data: the shared alce/human_eval/human_eval_citations_completed.json)",
+    "caqa": "CAQA's four classes on a `vericite build caqa` file (--data, --split), or --predictions made elsewhere",
+}
+
+
 @click.command("judge-eval")
-@click.option("--judge", "judge_spec", required=True, help="triple, nli:<model dir or hub id>, llm:<model name>[@<prompt number>]")
+@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>")
+@click.option(
+    "--task",
+    type=click.Choice(sorted(TASKS)),
+    default="pairs",
+    show_default=True,
+    help="pairs: labelled evidence/claim pairs; alce-human: ALCE's human citation labels; caqa: CAQA's four classes",
+)
 @click.option(
     "--data",
     type=click.Path(dir_okay=True, path_type=Path),
     default=None,
-    help="JSONL with evidence, claim, label per line (default: the shared VitaminC dev pairs)",
+    help="pairs: JSONL with evidence, claim, label per line (default: the shared VitaminC dev pairs); alce-human: "
+    "a file shaped as ALCE's human_eval_citations_completed.json (default: the shared copy)",
 )
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="judge only the first N pairs")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="pairs: judge only the first N pairs; alce-human: the first N answers of each system's run")
+@click.option("--split", default=None, help="caqa: judge the items of this split only (train or test)")
+@click.option("--predictions", type=click.Path(dir_okay=False, path_type=Path), default=None, help="caqa: score a file of {label, prediction, complexity, human_label?} lines instead of running a judge")
+@click.option("--resume", is_flag=True, help="alce-human: keep the judge's judgements already in --out/judgements.jsonl and judge only the rest")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
 @server_options
+@ray_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True, help="folder for results.json and judgements.jsonl")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar (same as --no-progress)")
 @format_options
 def judge_eval(
-    judge_spec: str,
+    judge_spec: str | None,
+    task: str,
+    split: str | None,
+    predictions: Path | None,
     data: Path | None,
     limit: int | None,
+    resume: bool,
     batch_size: int,
     threads: int | None,
     cache: bool,
@@ -68,6 +94,23 @@ def judge_eval(
 
     Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
     --limit 500 --out runs/j1
+
+    --task alce-human measures the judge against ALCE's human citation labels: per sentence with citations (its
+    cited passages as ALCE formats them, the sentence without markers) against the human sentence_recall_score,
+    and per citation (that passage alone) against citation_precision_score, full-vs-rest and any-vs-none:
+    balanced accuracy, Cohen's kappa, ROC AUC (graded judges), per dataset (asqa, eli5), each with a bootstrap
+    95% CI, printed beside the same figures of the file's own automatic labels (ALCE's TRUE T5-11B). It writes
+    results.json, items.jsonl and judgements.jsonl; --resume reuses the judgements already in --out.
+
+    Example: vericite judge-eval --task alce-human --judge llm:qwen2.5-coder-1.5b --limit 2 --out runs/h1
+
+    --task caqa measures a four-class judge on CAQA items (--data, a `vericite build caqa` file; --split test):
+    per-class F1, micro_f1 (accuracy), macro_f1, micro_f1 per complexity, binary_micro_f1 (supportive vs the
+    rest), the unparseable share (counted wrong), pairs/s and, where items carry human_label, Cohen's kappa of
+    the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead.
+
+    Example: vericite judge-eval --task caqa --judge llm4:qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl
+    --split test --out runs/c1
     """
     from ..judges import load_judge
     from ..judges.meta import load_pairs, run_judge_eval
@@ -76,12 +119,33 @@ def judge_eval(
 
     fmt = resolve_format(fmt, as_json)
     check_out_dir(out_dir)
+    if task == "caqa":
+        from ..models import model_options
+        from .judge_eval_caqa import judge_eval_caqa
+
+        opts = model_options(SimpleNamespace(threads=threads, cache=cache, **server))
+        judge_eval_caqa(judge_spec, data, split, predictions, limit, batch_size, opts, out_dir, progress and not quiet, fmt)
+        return
+    if split or predictions:
+        raise VericiteError("--split and --predictions work with --task caqa only")
+    if judge_spec is None:
+        raise VericiteError("give the judge to measure: --judge SPEC")
+    if task == "alce-human":
+        from ..models import model_options
+        from .judge_eval_alce import judge_eval_alce
+
+        opts = model_options(SimpleNamespace(threads=threads, cache=cache, **server))
+        judge_eval_alce(judge_spec, data, limit, batch_size, opts, out_dir, progress and not quiet, fmt, resume)
+        return
+    if resume:
+        raise VericiteError("--resume works with --task alce-human only (a pairs run is judged whole)")
     data_path = data if data is not None else _default_data()
     # read the data before loading a model, so a bad path fails in a second, not after a model load
     pairs = load_pairs(data_path, limit)
     from ..models import model_options
 
     judge = load_judge(judge_spec, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    judge = on_ray(judge, judge_spec, {"threads": threads, "cache": cache, **server}, out_dir)
     from ..protocols import Judge
 
     if not isinstance(judge, Judge):

@@ -14,6 +14,7 @@ from .. import __version__
 from ..errors import VericiteError
 from ..printable import printable
 from .build import build
+from .train import train
 from .cache import cache
 from .compare import compare
 from .demo import demo
@@ -46,7 +47,7 @@ def cli() -> None:
     """vericite: answers that cite their sources, and numbers that say how well they do."""
 
 
-for _command in (kg, docs, models, generate, demo, evaluate, judge_eval, run, report, compare, build, cache, export):
+for _command in (kg, docs, models, generate, demo, evaluate, judge_eval, run, report, compare, build, train, cache, export):
     cli.add_command(_command)
 
 

@@ -4,7 +4,7 @@
   evidence, else 0.1.
 * :class:`FourClassJudge` (``fake-4class``): CAQA's four labels. All claim words in the evidence: supportive;
   a negation word ("not", "no", "never") in exactly one of claim and evidence, with some words shared:
-  contradictory; some words shared: partially_supportive; none: irrelevant. ``probability`` is the score of
+  contradictory; some words shared: insufficient; none: irrelevant. ``probability`` is the score of
   "supportive" (the positive label, first in ``labels``); ``raw`` holds every class's score as JSON.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from ..types import JudgePair, Judgement
 
 NEGATIONS = frozenset({"not", "no", "never"})
-FOUR_LABELS = ("supportive", "partially_supportive", "contradictory", "irrelevant")
+FOUR_LABELS = ("supportive", "insufficient", "contradictory", "irrelevant")
 
 
 def _words(text: str) -> set[str]:
@@ -58,7 +58,7 @@ class FourClassJudge:
             return "supportive"
         if shared and bool(claim & NEGATIONS) != bool(evidence & NEGATIONS):
             return "contradictory"
-        return "partially_supportive" if shared else "irrelevant"
+        return "insufficient" if shared else "irrelevant"
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         out = []

@@ -9,6 +9,31 @@ from typing import Any
 
 #: the measurement of a judge on KaLMA's (sentence, cited triple) pairs: a task key of judges/measured.json
 ALIGNMENT_TASK = "kalma-alignment"
+#: the measurement of a judge against ALCE's human citation labels (``judge-eval --task alce-human``): its
+#: ``balanced_accuracy``, ``cohen_kappa``, ``roc_auc`` and ``n`` are sentence recall's, with ``precision_*``
+#: beside them and ``reference``: ALCE's own judge (TRUE T5-11B) on the same sentences
+ALCE_HUMAN_TASK = "alce-human"
+
+
+def trust_words(meas: dict[str, Any] | None) -> str:
+    """A measurement in one line: balanced accuracy, ROC AUC and what it was measured on; for ALCE's human labels,
+    Cohen's kappa beside ALCE's own judge's ("recall κ 0.320 (ALCE's TRUE T5-11B: κ 0.578)")."""
+    if not meas or meas.get("balanced_accuracy") is None:
+        return (meas or {}).get("note", "accuracy not measured")
+
+    def num(x: Any) -> str:
+        return f"{x:.3f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "n/a"
+
+    if meas.get("task") == ALCE_HUMAN_TASK:
+        ref = meas.get("reference") or {}
+        text = (
+            f"measured on {meas.get('data', 'ALCE human citation labels')}: recall κ {num(meas.get('cohen_kappa'))}, "
+            f"balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))}"
+        )
+        if ref:
+            text += f" (ALCE's {ref.get('judge', 'TRUE T5-11B')} on the same sentences: κ {num(ref.get('cohen_kappa'))}, balanced accuracy {num(ref.get('balanced_accuracy'))})"
+        return text
+    return f"measured balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))} on {meas.get('data', 'labelled pairs')}"
 
 
 def measured_trust(judge_id: str | None, task: str | None = None) -> dict[str, Any] | None:

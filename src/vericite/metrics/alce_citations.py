@@ -2,7 +2,8 @@
 (``compute_autoais``) and ELI5's claims (``compute_claims``), with every distinct (premise, hypothesis) pair of a
 corpus judged once (``judging.judge_corpus``), where ALCE's precision loop asks many pairs again.
 
-Per answer, on the preprocessed output (``attribution.alce``): the sentences are Punkt's (QAMPARI: the question, a
+The premise formatting is ``attribution.alce``'s (:func:`format_document`, :func:`premise`; still importable from
+here). Per answer, on the preprocessed output (``attribution.alce``): the sentences are Punkt's (QAMPARI: the question, a
 space and each comma item); an answer without a sentence is left out of both citation means (ALCE's
 ``continue``), and counted. Per sentence, its ``[n`` markers as ALCE reads them (``ref = n - 1``):
 
@@ -29,16 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..attribution.alce import AT_MOST_CITATIONS, citation_numbers, hypothesis, preprocess_output, qampari_items, remove_citations, sent_tokenize
+from ..attribution.alce import AT_MOST_CITATIONS, citation_numbers, format_document, hypothesis, premise, preprocess_output, qampari_items, remove_citations, sent_tokenize
 from ..types import JudgePair, Judgement
 from .judging import Progress, judge_corpus, judgement_verdict
-
-
-def format_document(passage: Any) -> str:
-    """ALCE's ``_format_document``: ``"Title: {title}\\n{text}"`` (a QA-extracted document's ``sent`` for text)."""
-    meta = getattr(passage, "meta", None) or {}
-    text = meta["sent"] if isinstance(meta.get("sent"), str) else passage.text
-    return f"Title: {passage.title}\n{text}"
 
 
 def alce_sentences(output: str, question: str, qampari: bool) -> list[str]:
@@ -73,10 +67,6 @@ def plan_sentences(output: str, question: str, passages: Sequence[Any], *, qampa
             refs = refs[:at_most]
         out.append(SentencePlan(sent, hypothesis(sent), markers, refs))
     return out
-
-
-def premise(passages: Sequence[Any], refs: Sequence[int]) -> str:
-    return "\n".join(format_document(passages[r]) for r in refs)
 
 
 @dataclass

@@ -1,68 +1,8 @@
-"""A corpus's judge pairs, judged in large batches: what every metric that asks a judge shares (KaLMA alignment and
-[NA] today; ALCE citation recall/precision, CONNER factuality and VTG's verifier next).
-
-A metric collects the pairs of the whole corpus first, then :func:`judge_corpus` sends each distinct pair once,
-in calls of about :data:`JUDGE_CHUNK` pairs, never splitting the pairs of one evidence text, so an NLI or LLM
-judge sees large batches rather than one call per answer, and a long judging can report progress. What a
-judgement means for a binary metric is :func:`judgement_verdict`: entailed iff its status is ``ok`` and its
-probability is at least :data:`ENTAILED_AT`; anything else is unparseable, left out of its ratio and counted.
-"""
+"""A corpus's judge pairs judged in large batches: moved to :mod:`vericite.judges.batches` (floor 2), so that the
+judges' own meta-evaluation can use it; every name is still importable from here."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
+from ..judges.batches import ENTAILED_AT, JUDGE_CHUNK, Progress, judge_corpus, judge_id, judgement_verdict, sentence_chunks
 
-from ..errors import VericiteError
-from ..types import JudgePair, Judgement
-
-#: pairs per judge call (a batched judge gets batches this large; progress moves by them)
-JUDGE_CHUNK = 64
-#: P(supported) at or above which a judgement counts as entailed
-ENTAILED_AT = 0.5
-
-#: ``progress(total)`` is entered with the number of pairs and yields ``advance(n)``
-Progress = Callable[[int], ContextManager[Callable[[int], None]]]
-
-
-def judgement_verdict(j: Judgement) -> bool | None:
-    """Entailed (True), not (False), or unparseable (None): status ok and probability ≥ 0.5 counts."""
-    p = j.probability
-    if j.status != "ok" or p is None or p != p:  # p != p: NaN
-        return None
-    return p >= ENTAILED_AT
-
-
-def judge_id(judge: Any) -> str:
-    """The id a judge is recorded by (its ``id``; the class name for an object without one)."""
-    return str(getattr(judge, "id", type(judge).__name__))
-
-
-def judge_corpus(judge: Any, pairs: Iterable[JudgePair], *, progress: Progress | None = None, chunk: int = JUDGE_CHUNK) -> dict[JudgePair, Judgement]:
-    """Every distinct pair of ``pairs`` judged once, in first-seen order: ``judge.judge`` is called with runs of
-    about ``chunk`` pairs (:func:`sentence_chunks`), and ``progress`` (when given) advances after each call."""
-    ordered = list(dict.fromkeys(pairs))
-    judged: dict[JudgePair, Judgement] = {}
-    if not ordered:
-        return judged
-    with (progress(len(ordered)) if progress is not None else contextlib.nullcontext(lambda n=1: None)) as advance:
-        for part in sentence_chunks(ordered, chunk):
-            judgements = judge.judge(part)
-            if len(judgements) != len(part):
-                raise VericiteError(f"judge {judge_id(judge)} returned {len(judgements)} judgements for {len(part)} pairs")
-            judged.update(zip(part, judgements))
-            advance(len(part))
-    return judged
-
-
-def sentence_chunks(pairs: Sequence[JudgePair], size: int) -> Iterator[list[JudgePair]]:
-    """Consecutive runs of about ``size`` pairs; a run is only cut where the evidence changes, so the pairs of
-    one sentence stay in one call (a judge that reuses the evidence's evaluation sees them together)."""
-    chunk: list[JudgePair] = []
-    for p in pairs:
-        if len(chunk) >= size and p.evidence != chunk[-1].evidence:
-            yield chunk
-            chunk = []
-        chunk.append(p)
-    if chunk:
-        yield chunk
+__all__ = ["ENTAILED_AT", "JUDGE_CHUNK", "Progress", "judge_corpus", "judge_id", "judgement_verdict", "sentence_chunks"]

@@ -24,6 +24,7 @@ __all__ = [
     "Builder",
     "LevelSamples",
     "Experiment",
+    "GenerationVarying",
     "Task",
     "RecordReading",
     "CorpusPreparing",
@@ -197,6 +198,15 @@ class Experiment(Protocol):
     def samples_at(self, samples: Sequence[Sample], level: Any, seed: int = 0, *, levels: Sequence[Any] | None = None) -> LevelSamples: ...
 
     def presentation(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class GenerationVarying(Protocol):
+    """Capability of an Experiment: its levels change the generation, not (only) the samples (VTG's sweeps of N,
+    M, T and its ablations): the GenerateConfig fields a level sets (``method``, ``method_args``), given the
+    config's own ``method_args``."""
+
+    def generation_at(self, level: Any, method_args: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @runtime_checkable

@@ -161,7 +161,43 @@ def data_block(results: Mapping[str, Any]) -> str:
     return body
 
 
+def alce_human_block(results: Mapping[str, Any]) -> str:
+    """``judge-eval --task alce-human``: per scope (both datasets, then each), the judge's figures beside ALCE's
+    TRUE T5-11B's (the file's automatic labels), and what was read."""
+    from ..judges.meta_alce_figures import comparison_rows
+
+    ref = results.get("reference")
+    ref_name = ref.get("judge") if isinstance(ref, Mapping) else f"no reference ({results.get('reference_note') or 'not recorded'})"
+    parts = [f'<h3>Agreement with ALCE\'s human citation labels</h3><p class="muted">Reference: {esc(ref_name)}.</p>']
+    datasets = results.get("datasets") if isinstance(results.get("datasets"), Mapping) else {}
+    for scope in [None, *sorted(datasets)]:
+        trs = []
+        for r in comparison_rows(results, scope):
+            def cell(v: Any, ci: Any) -> str:
+                n = _num(v)
+                if n is None:
+                    return '<td class="num">—</td><td class="num"></td>'
+                return f'<td class="num">{fmt(float(n)) if isinstance(v, float) else fmt(v)}</td><td class="num">{_ci_html(ci)}</td>'
+
+            trs.append(f'<tr class="figure" data-figure="{esc(r["metric"])}"><td>{esc(r["figure"])}</td>{cell(r["value"], r["ci"])}{cell(r["reference"], r["reference_ci"])}</tr>')
+        parts.append(
+            f'<h4>{esc(scope or "both datasets")}</h4><table class="grid-table alce-human" data-scope="{esc(scope or "all")}"><thead><tr><th>figure</th>'
+            f'<th>judge</th><th>95% CI</th><th>ALCE\'s TRUE</th><th>95% CI</th></tr></thead><tbody>{"".join(trs)}</tbody></table>'
+        )
+    c = results.get("counts") if isinstance(results.get("counts"), Mapping) else {}
+    rows: list[tuple[str, str]] = [
+        ("data", f"<code>{esc(results.get('data'))}</code>" if results.get("data") else NOT_RECORDED),
+        ("limit (answers per run)", fmt(results.get("limit")) if results.get("limit") is not None else '<span class="muted">none</span>'),
+        *((k.replace("_", " "), fmt(c.get(k))) for k in ("answers", "sentences", "sentences_without_citations", "recall_items", "precision_items", "distinct_pairs")),
+        ("unparseable / failed", f"{fmt(results.get('unparseable'))} / {fmt(results.get('failed'))}"),
+        ("seconds judging", fmt(results.get("seconds"), 2)),
+    ]
+    return "".join(parts) + "<h3>Data</h3>" + _kv_table(rows, "kv judge-data")
+
+
 def judge_eval_section(results: Mapping[str, Any]) -> str:
+    if results.get("task") == "alce-human":
+        return _section("judge-eval", "Judge evaluation", judge_block(results) + alce_human_block(results))
     body = judge_block(results) + figures_block(results) + confusion_block(results) + by_label_block(results) + data_block(results)
     return _section("judge-eval", "Judge evaluation", body)
 

@@ -160,6 +160,11 @@ def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Map
         if isinstance(measured, Mapping):
             ba, auc = fmt(measured.get("balanced_accuracy")), fmt(measured.get("roc_auc"))
             src = esc(measured.get("data") or measured.get("source") or "")
+            ref = measured.get("reference")
+            if measured.get("cohen_kappa") is not None:  # ALCE's human labels: Cohen's kappa beside ALCE's own judge's
+                src += f"; Cohen's κ {fmt(measured.get('cohen_kappa'))}"
+                if isinstance(ref, Mapping):
+                    src += esc(f" (ALCE's {ref.get('judge', 'TRUE T5-11B')}: κ ") + f"{fmt(ref.get('cohen_kappa'))})"
             trust = f'<td class="num">{ba}</td><td class="num">{auc}</td><td>{src}</td>'
         else:
             trust = '<td colspan="3" class="muted">not measured</td>'

@@ -57,6 +57,17 @@ def run_config(cfg: RunConfig, out: str | Path, *, resume: bool = False, progres
         return _run_levels(cfg, out, resume, progress, backend, judge)
 
 
+def _level_generation(gen_cfg: Any, exp: Any, level: Any) -> Any:
+    """The generation of ``level``: the config's, with what the experiment's level sets (a GenerationVarying
+    experiment: VTG's sweeps and ablations); its method options are checked when the method is built."""
+    from ..protocols import GenerationVarying
+
+    if exp is None or not isinstance(exp, GenerationVarying):
+        return gen_cfg
+    update = exp.generation_at(level, dict(gen_cfg.method_args))
+    return gen_cfg.model_copy(update=update) if update else gen_cfg
+
+
 def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend: Any, judge: Any) -> dict[str, Any]:
     from ..datasets import load_samples
     from ..evaluate import AnswerItem, evaluate_items, item_from_record, load_task
@@ -96,7 +107,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
         if not level_samples:
             raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
         sub = out / f"level-{level}"
-        manifest = generate_run(gen_cfg, sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
+        manifest = generate_run(_level_generation(gen_cfg, exp, level), sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
         records = list(read_appended(sub / "samples.jsonl"))
         items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
         # the answering model serves any other role given its name (G-Eval with the same model): loaded once

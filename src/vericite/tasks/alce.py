@@ -24,6 +24,7 @@ from typing import Any, Sequence
 
 from ..attribution.alce import AT_MOST_CITATIONS
 from ..errors import VericiteError
+from ..judges.trust import ALCE_HUMAN_TASK
 from ..metrics.alce import METRIC_NAMES, SPECS, SUBTASKS, detect_subtask
 from ..metrics.alce_qa import QA_MODEL
 from ..metrics.base import MetricSpec
@@ -51,7 +52,7 @@ class AlceTask:
     evidence = "passages"
     metrics = ("alce",)
     judge_purposes = ("citations",)
-    judge_trust = None
+    judge_trust = ALCE_HUMAN_TASK  # the judge's agreement with ALCE's human citation labels (judges/measured.json)
     #: without --judge, no judge is loaded (the kalma task's default, triple, cannot read documents)
     default_judge = "none"
 

@@ -19,6 +19,8 @@ from vericite.runs.config import GenerateConfig, RunConfig
 from vericite.runs.runner import load_run_config, run_config
 
 CONFIGS = sorted((REPO / "configs").glob("*.yaml"))
+#: the configs written before methods were composed: KaLMA's, flat (no ``method`` key)
+KALMA_CONFIGS = [p for p in CONFIGS if yaml.safe_load(p.read_text(encoding="utf-8")).get("method", "kalma") == "kalma"]
 KALMA_KEYS = ("knowledge", "store", "demonstration", "max_tokens", "temperature")
 #: results.json's "config" of a run, key by key, as it was written before the composition (plus "match")
 RECORDED = (
@@ -47,6 +49,16 @@ def test_match_normalised_reaches_the_evaluation(tmp_path):
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_shipped_config_loads_with_its_method_options_validated(path):
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    cfg = load_run_config(path, {})
+    assert cfg.method == data.get("method", "kalma")
+    options = cfg.method_options()  # the method's own model fills and validates them
+    assert all(options[k] == v for k, v in (data.get("method_args") or {}).items() if k in options)
+    assert cfg.record()["method"] == cfg.method if "method" in data else True
+
+
+@pytest.mark.parametrize("path", KALMA_CONFIGS, ids=[p.stem for p in KALMA_CONFIGS])
 def test_every_shipped_config_loads_composed_and_is_recorded_flat_as_before(path):
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     cfg = load_run_config(path, {})

@@ -94,3 +94,8 @@ def test_run_serves_the_task_its_config_names(tmp_path, monkeypatch):
     (tmp_path / "d.yaml").write_text("name: t\ndataset: q.jsonl\nmodel: fake\nresamples: 10\n", encoding="utf-8")
     assert CliRunner().invoke(cli, ["run", "d.yaml", "--out", "o2", "-q"]).exit_code == 0
     assert "task" not in json.loads((tmp_path / "o2" / "results.json").read_text())["config"]  # the default is not recorded, as before
+
+
+def test_the_alce_task_is_trusted_by_alces_human_labels():
+    """evaluate --task alce shows the judge's agreement with ALCE's human citation labels (judges/measured.json)."""
+    assert create("tasks", "alce").judge_trust == "alce-human"

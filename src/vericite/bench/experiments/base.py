@@ -45,6 +45,13 @@ class Experiment:
     eligible: Callable[[Sample, Sequence[Any]], bool] | None = field(default=None, repr=False)
     descending: bool = False
     curves: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # what a level changes in the generation (GenerateConfig fields: method, method_args), from the level and the
+    # config's own method_args; None: every level is generated alike (KaLMA's experiments change the samples)
+    generation: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
+
+    def generation_at(self, level: Any, method_args: dict[str, Any]) -> dict[str, Any]:
+        """The GenerateConfig fields ``level`` sets (nothing when the experiment changes only samples)."""
+        return {} if self.generation is None else dict(self.generation(level, dict(method_args)))
 
     def samples_at(self, samples: Sequence[Sample], level: Any, seed: int = 0, *, levels: Sequence[Any] | None = None) -> Transformed:
         """The samples for ``level``; ``levels`` are all the levels of this run (default: ``self.levels``), so

@@ -1,0 +1,73 @@
+"""VTG's cost against rerank's on the same questions (the paper's Figure 4: VTG spends fewer tokens than rerank),
+from run folders written by ``vericite generate`` (no model is loaded here):
+
+    python benchmarks/bench_vtg.py --vtg runs/vtg/eli5 --baseline runs/alce/eli5-rerank [--baseline runs/alce/eli5-vanilla ...]
+
+Per method, over the questions every folder answered: tokens per question (prompt + completion, every model call,
+the judges' included, as the run loop metered them; median and mean), calls per question, and wall time per
+question (the records' ``seconds``); for VTG, the share of its time in sentence generation, citation, query
+generation, verification (the judge) and retrieval, and its tokens by component (``vtg`` trace)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+
+def records(folder: Path) -> dict[str, dict]:
+    out = {}
+    for line in (folder / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out[r["id"]] = r
+    return out
+
+
+def tokens(r: dict) -> int:
+    u = r.get("usage") or {}
+    return int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--vtg", required=True, type=Path)
+    ap.add_argument("--baseline", action="append", type=Path, default=[], help="a baseline's run folder (repeatable)")
+    args = ap.parse_args()
+    runs = {"vtg": records(args.vtg), **{f"{b.name}": records(b) for b in args.baseline}}
+    common = sorted(set.intersection(*(set(r) for r in runs.values())))
+    if not common:
+        raise SystemExit("the run folders answered no question in common")
+    print(f"{len(common)} questions answered by every run: {', '.join(common)}")
+    print(f"{'method':<24}{'tokens p50':>12}{'tokens mean':>13}{'calls mean':>12}{'seconds p50':>13}")
+    med = {}
+    for name, recs in runs.items():
+        t = [tokens(recs[i]) for i in common]
+        c = [int((recs[i].get("usage") or {}).get("calls", 0)) for i in common]
+        s = [float(recs[i].get("seconds", 0.0)) for i in common]
+        med[name] = statistics.median(t)
+        print(f"{name:<24}{statistics.median(t):>12,.0f}{statistics.mean(t):>13,.0f}{statistics.mean(c):>12.1f}{statistics.median(s):>13.1f}")
+    for name in runs:
+        if name != "vtg" and med[name]:
+            print(f"VTG / {name} tokens (medians): {med['vtg'] / med[name]:.2f}")
+    traces = [runs["vtg"][i].get("vtg") or {} for i in common]
+    secs: dict[str, float] = {}
+    comp: dict[str, list[int]] = {}
+    for t in traces:
+        for k, v in (t.get("seconds") or {}).items():
+            secs[k] = secs.get(k, 0.0) + float(v)
+        for k, v in (t.get("components") or {}).items():
+            comp.setdefault(k, [0, 0, 0])
+            comp[k][0] += v.get("prompt_tokens", 0)
+            comp[k][1] += v.get("completion_tokens", 0)
+            comp[k][2] += v.get("calls", 0)
+    total = sum(secs.values()) or 1.0
+    print("VTG time by component: " + ", ".join(f"{k} {v / total:.0%}" for k, v in secs.items()))
+    print("VTG tokens by component (prompt + completion, calls): " + ", ".join(f"{k} {p:,} + {c:,} ({n})" for k, (p, c, n) in comp.items()))
+    judge_calls = sum((t.get("judge") or {}).get("calls", 0) for t in traces)
+    print(f"VTG judge calls: {judge_calls} ({judge_calls / len(traces):.1f} per question); trials {sum(t.get('trials', 0) for t in traces)}, evidence rounds {sum(t.get('evidence_rounds', 0) for t in traces)}")
+
+
+if __name__ == "__main__":
+    main()

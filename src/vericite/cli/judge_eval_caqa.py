@@ -1,0 +1,104 @@
+"""``vericite judge-eval --task caqa``: a four-class judge (or an evaluator's predictions made elsewhere) measured
+on CAQA items, per class and per complexity (CAQA Tables 5-6). The work is ``judges/meta_caqa.py``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import click
+
+from ..errors import VericiteError
+from .output import ci_text, echo_json, md_cell
+
+FIGURES = (
+    *(f"f1_{c}" for c in ("supportive", "insufficient", "contradictory", "irrelevant")),
+    "micro_f1",
+    "macro_f1",
+    *(f"micro_f1_{k}" for k in ("single", "union", "intersection", "concatenation")),
+    "binary_micro_f1",
+    "unparseable",
+)
+
+
+def _num(x: Any) -> str:
+    return "n/a" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+
+def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None, predictions: Path | None,
+                    limit: int | None, batch_size: int, model_opts: dict[str, Any], out_dir: Path, progress: bool, fmt: str) -> None:
+    from .. import jsonl
+    from ..judges import meta_caqa as M
+
+    if predictions is not None:
+        if judge_spec or data:
+            raise VericiteError("--predictions is scored as it is: give it without --judge and --data")
+        scored, info = M.read_predictions(predictions)
+        results: dict[str, Any] = {"kind": "judge-eval", "task": "caqa", "judge": None, "predictions": str(predictions), **info}
+        judgements: list[Any] = []
+    else:
+        if not judge_spec:
+            raise VericiteError("give a judge (--judge llm4:<model>, autois:<judge>, ...) or --predictions FILE")
+        if data is None:
+            raise VericiteError("give the CAQA items to judge: --data FILE (a `vericite build caqa` file)")
+        items = M.read_items(data, split, limit)
+        from ..judges import load_judge
+        from ..judges.meta_figures import judge_identity
+        from ..progress import progress_bar
+
+        judge = load_judge(judge_spec, **model_opts)
+        with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
+            scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance)
+        results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data),
+                   "split": split, "limit": limit, "bad_lines": items.bad_lines, "unknown_labels": items.unknown_labels,
+                   "other_split": items.other_split, **timing}
+        results["data_modes"] = sorted({str((it.get("meta") or {}).get("verbalisation")) for it in items.items})
+    results["figures"] = M.score(scored)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jsonl.write_json_atomic(out_dir / "results.json", results)
+    jsonl.write_jsonl_atomic(out_dir / "judgements.jsonl", (j.to_dict() for j in judgements))
+    print_caqa(results, out_dir, fmt)
+
+
+def rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    f = results["figures"]
+    out = []
+    for k in FIGURES:
+        n = f.get(f"n_{k.rpartition('_')[2]}") if k.startswith("micro_f1_") else f["n"]
+        out.append({"metric": k, "value": f.get(k), "ci": f.get("ci", {}).get(k), "n": n})
+    return out
+
+
+def print_caqa(results: Mapping[str, Any], out_dir: Path, fmt: str) -> None:
+    f = results["figures"]
+    wrote = f"wrote {Path(out_dir) / 'results.json'} and judgements.jsonl"
+    notes = []
+    if results.get("unknown_labels"):
+        notes.append("lines with unknown labels left out: " + ", ".join(f"{k!r} {v}" for k, v in results["unknown_labels"].items()))
+    if results.get("bad_lines"):
+        notes.append(f"bad lines skipped: {results['bad_lines']}")
+    if fmt == "json":
+        echo_json({"kind": "judge-eval", "task": "caqa", "judge": results.get("judge"), "n": f["n"],
+                   "metrics": rows(results), "cohen_kappa": f.get("cohen_kappa"), "confusion": f["confusion"],
+                   "pairs_per_second": results.get("pairs_per_second")})
+        for line in notes + [wrote]:
+            click.echo(line, err=True)
+        return
+    who = results.get("judge") or f"predictions {results.get('predictions')}"
+    head = f"{who} on {f['n']} CAQA items" + (f" ({results.get('split')} split)" if results.get("split") else "")
+    if fmt == "markdown":
+        click.echo(f"{md_cell(head)}\n\n| figure | value | 95% CI | n |\n|---|---:|---:|---:|")
+        for r in rows(results):
+            click.echo(f"| {r['metric']} | {_num(r['value'])} | {ci_text(r['ci'])} | {r['n']} |")
+    else:
+        click.echo(head)
+        for r in rows(results):
+            click.echo(f"  {r['metric']:<28} {_num(r['value']):>6}  {ci_text(r['ci']):<16} n {r['n']}")
+    extra = [f"gold: " + ", ".join(f"{k} {v}" for k, v in f["label_counts"].items()),
+             "predicted: " + ", ".join(f"{k} {v}" for k, v in f["prediction_counts"].items())]
+    if results.get("pairs_per_second") is not None:
+        extra.append(f"pairs/s {results['pairs_per_second']}")
+    if f.get("n_human"):
+        extra.append(f"Cohen's kappa, dataset labels vs human_label: {_num(f['cohen_kappa'])} (n {f['n_human']})")
+    for line in extra + notes + [wrote]:
+        click.echo(line)

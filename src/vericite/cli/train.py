@@ -1,0 +1,44 @@
+"""``vericite train``: fine-tune a judge on a built benchmark (``train caqa``: CAQA's fine-tuning setting)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def train() -> None:
+    """Fine-tune a small judge on a built benchmark, on this CPU."""
+
+
+@train.command("caqa")
+@click.option("--data", required=True, type=click.Path(dir_okay=False, path_type=Path), help="a `vericite build caqa` file")
+@click.option("--split", default="train", show_default=True, help="the items to train on")
+@click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path), help="folder for model.onnx, tokenizer.json, caqa_judge.json (judge: caqa:<folder>)")
+@click.option("--epochs", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--lr", type=float, default=5e-5, show_default=True)
+@click.option("--max-length", type=click.IntRange(min=16), default=160, show_default=True, help="most tokens of one (question + answer, citation) input")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="train on the first N items only")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: float, max_length: int, limit: int | None,
+         seed: int, threads: int, quiet: bool) -> None:
+    """Fine-tune all-MiniLM-L6-v2 as a four-class cross-encoder on CAQA items, export it to ONNX, and write a
+    folder the `caqa:<folder>` judge runs (judge-eval --task caqa --judge caqa:<folder>)."""
+    from ..bench.train_caqa import train_caqa
+    from ..judges.meta_caqa import read_items
+    from ..outputs import check_out_dir
+    from ..progress import progress_bar
+
+    check_out_dir(out)
+    n = len(read_items(data, split, limit).items)
+    with progress_bar(n * epochs, "fine-tuning", enabled=not quiet) as advance:
+        card = train_caqa(data, out, split=split, epochs=epochs, batch_size=batch_size, lr=lr, max_length=max_length,
+                          limit=limit, seed=seed, threads=threads, progress=advance, log=lambda m: click.echo(m, err=True))
+    t = card["training"]
+    click.echo(f"trained on {t['items']} {split} items, {epochs} epochs in {t['seconds']} s (loss per epoch {t['mean_loss_per_epoch']})")
+    size = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
+    click.echo(f"wrote {out} ({size / 1e6:.1f} MB); judge: caqa:{out}")

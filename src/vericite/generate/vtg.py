@@ -1,0 +1,400 @@
+"""VTG, verifiable text generation with evolving memory and self-reflection (seed ``vtg_2312.09075``, §2,
+Algorithm 1), registered as method ``vtg`` (``vtg@1``).
+
+Per question: the long-term memory ``D_L`` holds the top ``k`` documents (the question's own, or retrieved from
+``--index``), the short-term memory ``D_S`` starts empty (``vtg_memory.py``). Then, sentence by sentence
+(``vtg_steps.py``): the *sentence generator* writes the next sentence from the question, the answer so far and
+the memory; the *citation generator* appends at most three ``[n]``; the *generation verifier* asks the judge
+whether the cited documents entail the sentence, else the *memory verifier* whether the memory does; verified by
+either, the *citation simplifier* drops each citation whose removal keeps it entailed, the sentence joins the
+answer and its citations join ``D_L``; verified by neither, the *evidence finder* writes ``queries`` (M) queries
+from the question, the previous sentence and this one, retrieves ``docs_per_query`` (N) documents for each,
+which replace ``D_S``, and the sentence is written again. ``trials`` (T) is the number of evidence-finder
+rounds a sentence may have: when the sentence written after the T-th still fails, it is kept with its own
+citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
+(``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``.
+
+The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
+(the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
+scores ALCE's baselines. Without ``--index``, the evidence finder searches the question's own documents (all
+of them, not only the first k; TF-IDF, ``vtg_steps.PoolSearch``). Ablations (the paper's Table 3):
+``query_generation: false`` retrieves with the sentence itself, ``verifier: false`` keeps every sentence with the
+citations it was given (no verifier, no evidence finder, no simplifier), ``simplifier: false`` keeps the
+verified citations as they are (at most ``at_most_citations``: the memory verifier's whole memory is cut to its
+first three). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import VericiteError, validation_message
+from ..models.usage import metered
+from ..totals import status_totals
+from ..types import GenParams, Passage, Sample
+from . import vtg_kg as K
+from . import vtg_steps as S
+from .prompts import vtg as P
+from .vtg_memory import MEMORY_RULE, Memory
+from .vtg_trace import PROBLEMS, SentenceTrace, Tracer, Trial
+
+VERSION = 1
+CITATION_FORMAT = "alce"
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+#: how deep the index is searched for the evidence finder (documents already in D_L are skipped)
+INDEX_DEPTH = 50
+
+
+class VtgOptions(BaseModel):
+    """VTG's options (``--method-arg KEY=VALUE``; ``--k``, ``--queries``, ``--docs-per-query``, ``--trials``,
+    ``--judge``, ``--no-query-generation``, ``--no-verifier``, ``--no-simplifier``, ``--index``, ``--retriever``,
+    ``--max-tokens``, ``--temperature`` as flags)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    k: int = Field(default=5, ge=1)  # documents in D_L at the start
+    queries: int = Field(default=2, ge=1)  # M
+    docs_per_query: int = Field(default=2, ge=1)  # N
+    trials: int = Field(default=3, ge=0)  # T: evidence-finder rounds per sentence
+    max_sentences: int = Field(default=6, ge=1)
+    query_generation: bool = True
+    verifier: bool = True
+    simplifier: bool = True
+    verifier_judge: str | None = None  # default: llm:<the method's model>, on the method's own backend
+    memory_words: int = Field(default=1500, ge=1)
+    at_most_citations: int = Field(default=3, ge=1)
+    documents: Literal["auto", "given", "retrieve"] = "auto"
+    index: str | None = None
+    store: str | None = None  # a graph store: memory of triples, D_L and the evidence finder by KaLMA's retrieval
+    knowledge: Literal["auto", "given", "retrieve"] = "auto"  # triples: the question's own, or retrieved from store
+    retriever: str = "bm25"
+    subtask: Literal["auto", "asqa", "qampari", "eli5"] = "auto"
+    max_tokens: int = Field(default=100, ge=1)  # the sentence generator's
+    cite_max_tokens: int = Field(default=150, ge=1)
+    queries_max_tokens: int = Field(default=120, ge=1)
+    temperature: float = Field(default=0.5, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+
+
+def with_citations(sentence: str, numbers: Sequence[int]) -> str:
+    """``sentence`` with ``[n][m]`` put before its final punctuation, as ALCE's answers cite."""
+    marks = "".join(f"[{n}]" for n in numbers)
+    if not marks:
+        return sentence
+    s = sentence.rstrip()
+    if s and s[-1] in ".!?":
+        return f"{s[:-1].rstrip()} {marks}{s[-1]}"
+    return f"{s} {marks}"
+
+
+class VtgMethod:
+    """VTG over documents (module docstring); built by :func:`from_spec`."""
+
+    def __init__(self, backend: Any, opts: VtgOptions, *, judge: Any, seed: int = 0, retriever: Any = None, kg_retriever: Any = None, store: Any = None) -> None:
+        from ..registry import create
+        from .vtg_trace import COMPONENTS
+
+        self.id = f"vtg@{VERSION}"
+        self.backend = backend
+        self.opts = opts
+        self.judge = judge
+        self.seed = seed
+        self.retriever = retriever
+        self.kg_retriever = kg_retriever  # KaLMA's retrieval over a graph store: a memory of triples
+        self.store = store  # a store this method opened, closed by close()
+        self.format = create("formats", CITATION_FORMAT)
+        self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
+        self.cite_params = GenParams(max_tokens=opts.cite_max_tokens, temperature=0.0, seed=seed)
+        self.query_params = GenParams(max_tokens=opts.queries_max_tokens, temperature=0.0, seed=seed)
+        assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
+
+    # ------------------------------------------------------------------ documents
+
+    def documents_for(self, sample: Sample) -> tuple[list[Passage], dict[str, Any] | None]:
+        mode = self.opts.documents
+        if self.retriever is None or mode == "given" or (mode == "auto" and sample.passages):
+            return list(sample.passages), None
+        t0 = time.perf_counter()
+        found = self.search_index(sample.question, self.opts.k)
+        return found, {"retriever": getattr(self.retriever, "id", type(self.retriever).__name__), "found": len(found), "seconds": round(time.perf_counter() - t0, 4)}
+
+    def search_index(self, query: str, depth: int) -> list[Passage]:
+        return [e for e in self.retriever.retrieve(query).evidence if isinstance(e, Passage)][:depth]
+
+    # ------------------------------------------------------------------ Algorithm 1
+
+    def is_kg(self, sample: Sample) -> bool:
+        """A memory of triples: a graph store to retrieve from, or a question that carries triples, no documents."""
+        return self.kg_retriever is not None or (not sample.passages and bool(sample.knowledge))
+
+    def answer(self, sample: Sample) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        o = self.opts
+        kg = self.is_kg(sample)
+        search: S.Search
+        if kg:
+            docs, retrieval = K.triples_for(sample, self.kg_retriever)
+            search = K.KgSearch(self.kg_retriever) if self.kg_retriever is not None else S.PoolSearch(docs)
+            memory = Memory(docs)  # KaLMA's whole (re-ranked) set, as KaLMA's prompt gets it
+        else:
+            docs, retrieval = self.documents_for(sample)
+            search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
+            memory = Memory(docs[: o.k])
+        tracer = Tracer()
+        gen = metered(self.backend, tracer.meters["sentence"])
+        cite = metered(self.backend, tracer.meters["cite"])
+        ask = metered(self.backend, tracer.meters["queries"])
+        verifier = S.Verifier(_MeteredJudge(self.judge, tracer), tracer, sample.question, o.memory_words)
+        written: list[str] = []
+        parts: list[str] = []
+        for index in range(o.max_sentences):
+            st = SentenceTrace(index)
+            tracer.sentences.append(st)
+            kept = self.one_sentence(sample, memory, written, st, tracer, verifier, search, gen, cite, ask)
+            if kept is None:
+                break
+            sentence, numbers, verified = kept
+            written.append(sentence)
+            if kg:
+                st.kept = K.with_triple_citations(sentence, [memory.doc(n - 1) for n in numbers], verified or not o.verifier)
+            else:
+                st.kept = with_citations(sentence, numbers)
+            st.verified = verified
+            parts.append(st.kept)
+        else:
+            tracer.end = "sentence-cap"
+            tracer.count("sentence_cap")
+        output = " ".join(parts)
+        if kg:
+            record = K.kg_record(sample, output, memory.catalogue())
+        else:
+            passages = memory.catalogue()
+            parsed = self.format.parse(output, passages)
+            record = dataclasses.replace(sample, passages=passages).to_dict()
+            record.setdefault("passages", [])
+            record.update(answer=parsed.to_dict(), citation_status=parsed.status_counts(), subtask=self.subtask_for(sample))
+        record.update(
+            method=self.id,
+            prompt=P.SENTENCE_ID,
+            prompts=dict(P.PROMPT_IDS),
+            output=output,
+            seconds=round(time.perf_counter() - t0, 3),
+            vtg=tracer.to_dict(),
+        )
+        if retrieval is not None:
+            record["retrieval"] = retrieval
+        return record
+
+    def one_sentence(self, sample: Sample, memory: Memory, written: list[str], st: SentenceTrace, tracer: Tracer, verifier: S.Verifier, search: Any, gen: Any, cite: Any, ask: Any) -> tuple[str, list[int], bool] | None:
+        """Algorithm 1's loop for one sentence: (sentence, 1-based citations, verified), or None at the end."""
+        o = self.opts
+        t = 0
+        while True:
+            tracer.mark()
+            trial = Trial(trial=t, memory=memory.sizes())
+            st.trials.append(trial)
+            params = dataclasses.replace(self.params, seed=self.seed + t)
+            with tracer.timed("sentence"):
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params)
+            if sentence is None:
+                trial.outcome, tracer.end = "end", why
+                if why == "repeated":
+                    tracer.count("repeated_sentence")
+                trial.tokens = tracer.since_mark()
+                return None
+            trial.sentence = sentence
+            with tracer.timed("cite"):
+                cited, bad, trial.cite_raw = S.generate_citations(cite, sentence, memory, self.cite_params, o.at_most_citations)
+            trial.citations = [c + 1 for c in cited]
+            if bad:
+                tracer.count("citations_out_of_range", bad)
+            if not cited:
+                tracer.count("no_citation")
+            verified = False
+            final = list(cited)
+            if not o.verifier:
+                trial.outcome = "accepted"
+            else:
+                trial.generation_verifier = verifier.generation(memory, cited, sentence)
+                if trial.generation_verifier["entailed"]:
+                    trial.outcome, verified = "verified-citations", True
+                else:
+                    trial.memory_verifier, final = verifier.memory(memory, sentence)
+                    if trial.memory_verifier["entailed"]:
+                        trial.outcome, verified = "verified-memory", True
+                    elif t >= o.trials:
+                        trial.outcome, final = "unverified", list(cited)
+                        tracer.count("unverified_sentences")
+                    else:
+                        self.find_evidence(sample, written, sentence, memory, trial, tracer, search, ask)
+                        trial.outcome = "retry"
+                        trial.tokens = tracer.since_mark()
+                        t += 1
+                        continue
+            if verified and o.simplifier:
+                final, trial.simplifier = verifier.simplify(memory, final, sentence)
+            if len(final) > o.at_most_citations:
+                trial.simplifier = {**(trial.simplifier or {}), "cut": [c + 1 for c in final[o.at_most_citations :]]}
+                final = final[: o.at_most_citations]
+            if verified:
+                memory.remember(final)
+            trial.citations = [c + 1 for c in final]
+            trial.tokens = tracer.since_mark()
+            return sentence, [c + 1 for c in final], verified
+
+    def find_evidence(self, sample: Sample, written: Sequence[str], sentence: str, memory: Memory, trial: Trial, tracer: Tracer, search: Any, ask: Any) -> None:
+        o = self.opts
+        previous = written[-1] if written else ""
+        if o.query_generation:
+            with tracer.timed("queries"):
+                queries, _raw = S.generate_queries(ask, sample.question, previous, sentence, o.queries, self.query_params)
+            if not queries:
+                tracer.count("queries_unreadable")
+                queries = [sentence]
+        else:
+            queries = [sentence]
+        with tracer.timed("retrieval"):
+            found, by_query = S.find_evidence(search, queries, o.docs_per_query, memory)
+        if not found:
+            tracer.count("retrieval_empty")
+        memory.replace_short(found)
+        trial.queries = list(queries)
+        trial.retrieved = {q: [memory.add(d) + 1 for d in ds] for q, ds in by_query.items()}
+
+    # ------------------------------------------------------------------ the run
+
+    def subtask_for(self, sample: Sample) -> str:
+        from ..datasets.alce import subtask_of
+
+        return subtask_of(sample) if self.opts.subtask == "auto" else self.opts.subtask
+
+    def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
+        """Questions must carry documents (or triples) unless an index (or a graph store) is given."""
+        if self.kg_retriever is None and (self.retriever is None or self.opts.documents == "given"):
+            bare = [s.id for s in samples if not s.passages and not s.knowledge]
+            if bare:
+                how = "none of them" if len(bare) == len(samples) else f"{len(bare)} of {len(samples)} (first: {bare[0]})"
+                raise VericiteError(f"the questions of {dataset!r} must carry documents for method vtg, and {how} do: pass --index DIR to retrieve documents (see `vericite docs index`), or --store DIR to retrieve triples")
+
+    def manifest(self) -> dict[str, Any]:
+        o = self.opts
+        return {
+            "method": self.id,
+            "model": self.backend.identity().to_dict(),
+            "prompt": P.SENTENCE_ID,
+            "prompts": dict(P.PROMPT_IDS),
+            "parser": getattr(self.format, "id", CITATION_FORMAT),
+            "seed": self.seed,
+            "judge": getattr(self.judge, "id", None),
+            "k": o.k, "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
+            "max_sentences": o.max_sentences,
+            "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
+            "memory_rule": MEMORY_RULE.format(words=o.memory_words),
+            "at_most_citations": o.at_most_citations,
+            "documents": o.documents,
+            "retriever": getattr(self.retriever, "id", None) if self.retriever is not None else None,
+            "memory": "triples (KaLMA's retrieval over the store)" if self.kg_retriever is not None else "documents (triples for questions that carry only triples)",
+            "evidence_search": "index" if self.retriever is not None else "the question's own documents (tfidf@1)",
+            "params": {"sentence": self.params.to_dict(), "cite": self.cite_params.to_dict(), "queries": self.query_params.to_dict()},
+        }  # fmt: skip
+
+    def close(self) -> None:
+        """Close the graph store this method opened (not the model)."""
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def summarise(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Citation-status totals; VTG's problems, trials, evidence rounds and judge calls summed over the answers."""
+        traces = [r["vtg"] for r in records if isinstance(r.get("vtg"), dict)]
+        sentences = [s for t in traces for s in t.get("sentences", []) if s.get("kept")]
+        return {
+            "citation_status": status_totals(r.get("citation_status", {}) for r in records),
+            "na_count": sum(r.get("na_count", 0) for r in records),
+            "vtg": {
+                "sentences": len(sentences),
+                "verified_sentences": sum(1 for s in sentences if s.get("verified")),
+                "trials": sum(t.get("trials", 0) for t in traces),
+                "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
+                "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in PROBLEMS},
+            },
+        }
+
+
+class _MeteredJudge:
+    """The judge as the verifier sees it: an LLM judge on a backend (its ``backend`` attribute) has its calls
+    counted by the ``verify`` component's meter too; any judge is counted by the tracer's judge calls."""
+
+    def __init__(self, inner: Any, tracer: Tracer) -> None:
+        self.inner = inner
+        self.tracer = tracer
+        self.id = getattr(inner, "id", type(inner).__name__)
+
+    def judge(self, pairs: Any) -> Any:
+        with self.tracer.timed("verify"):
+            return self._judge(pairs)
+
+    def _judge(self, pairs: Any) -> Any:
+        inner = self.inner
+        before = getattr(inner, "backend", None)
+        if before is None:
+            return inner.judge(pairs)
+        inner.backend = metered(before, self.tracer.meters["verify"])
+        try:
+            return inner.judge(pairs)
+        finally:
+            inner.backend = before
+
+
+def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any = None, **method_args: Any) -> VtgMethod:
+    """Registry factory: ``vtg:<model>`` (default qwen2.5-coder-1.5b), or ``backend=`` a ready one; ``judge`` and
+    ``retriever`` (when not a string) ready objects instead of those the options name."""
+    from ..models import model_loader
+    from ..registry import create
+
+    retriever = None
+    if not isinstance(method_args.get("retriever", ""), str):
+        retriever = method_args.pop("retriever")
+    try:
+        opts = VtgOptions(**method_args)
+    except ValidationError as e:
+        raise VericiteError(f"method vtg: invalid {validation_message(e)}") from None
+    if opts.documents == "retrieve" and retriever is None and not opts.index:
+        raise VericiteError("method vtg: documents=retrieve needs an index: pass --index DIR (see `vericite docs index`)")
+    model = arg or DEFAULT_MODEL
+    if backend is None:
+        backend = model_loader(ctx)(model)
+    if retriever is None and opts.index and opts.documents != "given":
+        spec = opts.retriever if ":" in opts.retriever else f"{opts.retriever}:{opts.index}"
+        retriever = create("retrievers", spec, ctx, k=max(INDEX_DEPTH, opts.k))
+    kg_retriever = store = None
+    if opts.store and opts.knowledge != "given":
+        from ..knowledge.retrieval import KalmaRetriever
+        from ..knowledge.store import open_store
+
+        store = open_store(opts.store)  # read-only, as KaLMA's
+        kg_retriever = KalmaRetriever(store)
+    elif opts.knowledge == "retrieve":
+        raise VericiteError("method vtg: knowledge=retrieve needs a graph: pass --store DIR (see `vericite kg load`)")
+    if judge is None:
+        spec = opts.verifier_judge
+        if spec is None or spec == f"llm:{model}":
+            from ..judges.llm import LLMJudge
+
+            judge = LLMJudge(backend)
+        else:
+            judge = create("judges", spec, ctx)
+    return VtgMethod(backend, opts, judge=judge, seed=seed, retriever=retriever, kg_retriever=kg_retriever, store=store)
+
+
+def from_spec(arg: str, *, ctx: Any, **kwargs: Any) -> VtgMethod:
+    """Registry factory: ``vtg:<model>`` (see :func:`build`)."""
+    return build(arg, ctx=ctx, **kwargs)
+
+
+from_spec.options_model = VtgOptions  # type: ignore[attr-defined]  # (protocols.MethodOptions)

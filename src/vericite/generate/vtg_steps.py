@@ -1,0 +1,230 @@
+"""VTG's steps (seed §2.2–2.4), each one call (or a few) to the model or the judge, each traced:
+
+* :func:`generate_sentence`: the *sentence generator*, the next single sentence (``vtg-sentence@2``): the
+  completion is read as its first Punkt sentence, citations removed; a completion that repeats the answer so
+  far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer.
+* :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,
+  in range, without repeats, the first ``at_most`` (3); the sentence itself is the generator's (the paper asks
+  the model not to change it, and vericite does not trust it to).
+* :class:`Verifier`: the *generation verifier* (do the cited documents together entail the sentence?), the
+  *memory verifier* (does the whole memory?, :data:`~vericite.generate.vtg_memory.MEMORY_RULE`) and the
+  *citation simplifier* (each citation, one at a time, dropped when the sentence stays entailed without it), all
+  with one judge and one premise format: the documents as ``"Title: {title}\\n{text}"`` joined by newlines, the
+  hypothesis the sentence without citations, as ALCE's citation metrics ask. A judgement that cannot be read
+  counts as *not entailed*, and is counted: never a silent pass.
+* :func:`generate_queries` and :func:`find_evidence`: the *evidence finder*, M context-aware queries
+  (``vtg-queries@1``; without query generation, the sentence itself), N documents retrieved per query that are
+  not in ``D_L`` nor brought by an earlier query.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+from ..attribution.alce import citation_numbers, remove_citations, sent_tokenize
+from ..metrics.alce_citations import format_document
+from ..metrics.judging import judgement_verdict
+from ..types import GenParams, JudgePair, Passage
+from .prompts import vtg as P
+from .vtg_memory import Memory, doc_key
+from .vtg_trace import Tracer
+
+_NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|Q\d+[.:]|Question\s*\d*[.:])\s*", re.IGNORECASE)
+
+
+def _norm(s: str) -> str:
+    return " ".join(remove_citations(s).lower().split()).rstrip(".")
+
+
+def first_text(backend: Any, messages: Any, params: GenParams) -> str:
+    return str(backend.generate([messages], params)[0].text).replace("<|im_end|>", "")
+
+
+# --------------------------------------------------------------------------- sentence generator
+
+
+def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
+    """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
+    ``empty``, ``repeated``). Sentences already written are skipped (a chat model often restarts the answer)."""
+    text = raw.strip()
+    text = text.replace("\n", " ").strip()
+    if text.lower().startswith("answer:"):
+        text = text[len("answer:") :].strip()
+    if not text or text.lower().rstrip(".") == "end":
+        return None, "end-marker" if text else "empty"
+    seen = {_norm(s) for s in written}
+    repeated = False
+    for s in sent_tokenize(text):
+        s = " ".join(remove_citations(s).split())
+        if not s or s.lower().rstrip(".") == "end":
+            return None, "end-marker"
+        if _norm(s) in seen:
+            repeated = True
+            continue
+        return s, ""
+    return None, "repeated" if repeated else "empty"
+
+
+def generate_sentence(backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams) -> tuple[str | None, str, str]:
+    """(the sentence or None, why it ended, the raw completion)."""
+    raw = first_text(backend, P.sentence_messages(question, memory.view_docs(), " ".join(written)), params)
+    sentence, why = read_sentence(raw, written)
+    return sentence, why, raw
+
+
+# --------------------------------------------------------------------------- citation generator
+
+
+def read_citations(raw: str, n_docs: int, at_most: int) -> tuple[list[int], int]:
+    """The 1-based numbers cited (in range, first occurrence, at most ``at_most``) and how many were out of range."""
+    out: list[int] = []
+    bad = 0
+    for n in citation_numbers(raw):
+        if not 1 <= n <= n_docs:
+            bad += 1
+        elif n not in out:
+            out.append(n)
+    return out[:at_most], bad
+
+
+def generate_citations(backend: Any, sentence: str, memory: Memory, params: GenParams, at_most: int) -> tuple[list[int], int, str]:
+    """Catalogue positions cited, numbers out of range, the raw completion."""
+    raw = first_text(backend, P.cite_messages(sentence, memory.view_docs()), params)
+    numbers, bad = read_citations(raw, len(memory.view()), at_most)
+    return memory.from_view(numbers), bad, raw
+
+
+# --------------------------------------------------------------------------- verifiers and simplifier
+
+
+def premise(docs: Sequence[Any]) -> str:
+    return "\n".join(format_document(d) for d in docs)
+
+
+class Verifier:
+    """The two-tier verifier and the simplifier over one judge; every distinct pair is judged once per answer."""
+
+    def __init__(self, judge: Any, tracer: Tracer, question: str, memory_words: int = 1500) -> None:
+        self.judge = judge
+        self.tracer = tracer
+        self.question = question
+        self.memory_words = memory_words
+        self.seen: dict[JudgePair, tuple[bool, float | None, str]] = {}
+
+    def judge_many(self, memory: Memory, groups: Sequence[Sequence[int]], sentence: str) -> list[tuple[bool, float | None, str]]:
+        """Per group of catalogue positions: (entailed, probability, status), judged in one call."""
+        pairs = [JudgePair(premise([memory.doc(i) for i in g]), sentence, question=self.question) for g in groups]
+        new = [p for p in dict.fromkeys(pairs) if p not in self.seen]
+        if new:
+            judgements = self.judge.judge(new)
+            self.tracer.judge_calls += len(new)
+            self.tracer.judge_words += sum(len(p.evidence.split()) + len(p.claim.split()) for p in new)
+            for p, j in zip(new, judgements):
+                v = judgement_verdict(j)
+                if v is None:
+                    self.tracer.count("unreadable_judgements")
+                self.seen[p] = (bool(v), j.probability, j.status if v is not None else (j.status if j.status != "ok" else "unparseable"))
+            for p in new[len(judgements) :]:  # a judge that answered fewer pairs than asked
+                self.tracer.count("unreadable_judgements")
+                self.seen[p] = (False, None, "failed")
+        return [self.seen[p] for p in pairs]
+
+    def entails(self, memory: Memory, group: Sequence[int], sentence: str) -> tuple[bool, float | None, str]:
+        if not group:
+            return False, None, "no documents"
+        return self.judge_many(memory, [group], sentence)[0]
+
+    def generation(self, memory: Memory, cited: Sequence[int], sentence: str) -> dict[str, Any]:
+        ok, p, status = self.entails(memory, cited, sentence)
+        return {"entailed": ok, "probability": p, "status": status}
+
+    def memory(self, memory: Memory, sentence: str) -> tuple[dict[str, Any], list[int]]:
+        """The memory verifier's verdict, and the citations it leaves to simplify: the whole memory when it was
+        judged as one premise, the most probable single document when per document."""
+        view = memory.view()
+        if not view:
+            return {"mode": "empty", "entailed": False, "probability": None}, []
+        if memory.words(view) <= self.memory_words:
+            ok, p, status = self.entails(memory, view, sentence)
+            return {"mode": "concatenated", "entailed": ok, "probability": p, "status": status, "docs": len(view)}, (list(view) if ok else [])
+        verdicts = self.judge_many(memory, [[i] for i in view], sentence)
+        entailed = [(v[1] if v[1] is not None else 0.0, -k, i) for k, (i, v) in enumerate(zip(view, verdicts)) if v[0]]
+        best = max(entailed)[2] if entailed else None
+        top = max((v[1] for v in verdicts if v[1] is not None), default=None)
+        return {"mode": "per-document", "entailed": best is not None, "probability": top, "docs": len(view), "entailing": len(entailed)}, ([best] if best is not None else [])
+
+    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str) -> tuple[list[int], dict[str, Any]]:
+        """Each citation in turn is dropped when the others still entail the sentence (§2.3)."""
+        kept = list(cited)
+        removed: list[int] = []
+        checks = 0
+        for c in list(cited):
+            if len(kept) < 2:
+                break
+            rest = [x for x in kept if x != c]
+            checks += 1
+            if self.entails(memory, rest, sentence)[0]:
+                kept = rest
+                removed.append(c)
+        return kept, {"removed": [r + 1 for r in removed], "checks": checks}
+
+
+# --------------------------------------------------------------------------- evidence finder
+
+
+def read_queries(raw: str, m: int) -> list[str]:
+    out: list[str] = []
+    for line in raw.replace("<|im_end|>", "").splitlines():
+        q = _NUMBERING.sub("", line).strip().strip('"').strip()
+        if len(q.split()) >= 2 and q not in out:
+            out.append(q)
+    return out[:m]
+
+
+def generate_queries(backend: Any, question: str, previous: str, sentence: str, m: int, params: GenParams) -> tuple[list[str], str]:
+    raw = first_text(backend, P.queries_messages(question, previous, sentence, m), params)
+    return read_queries(raw, m), raw
+
+
+Search = Callable[[str, int], Sequence[Any]]  # (query, depth) -> documents, best first
+
+
+def find_evidence(search: Search, queries: Sequence[str], n: int, memory: Memory) -> tuple[list[Any], dict[str, list[Any]]]:
+    """N documents per query, not in ``D_L`` and not brought by an earlier query; all of them, and by query."""
+    taken = {doc_key(memory.doc(i)) for i in memory.long}
+    found: list[Any] = []
+    by_query: dict[str, list[Any]] = {}
+    for q in queries:
+        got: list[Any] = []
+        for d in search(q, n + len(taken)):
+            if doc_key(d) in taken:
+                continue
+            taken.add(doc_key(d))
+            got.append(d)
+            if len(got) == n:
+                break
+        by_query[q] = got
+        found.extend(got)
+    return found, by_query
+
+
+class PoolSearch:
+    """Search within a question's own documents (an ALCE file's, when no index is given), TF-IDF cosine as
+    ``alce_cite.TfidfSearcher``, best first (ties: the earlier document)."""
+
+    def __init__(self, docs: Sequence[Passage]) -> None:
+        from .alce_cite import TfidfSearcher
+
+        self.docs = list(docs)
+        self.searcher = TfidfSearcher([{"title": d.title, "text": d.text} for d in self.docs])
+
+    def __call__(self, query: str, depth: int) -> list[Passage]:
+        from collections import Counter
+
+        from .alce_cite import _TOKEN
+
+        q = self.searcher._unit(Counter(_TOKEN.findall(query.lower())))
+        scores = [sum(w * v.get(t, 0.0) for t, w in q.items()) for v in self.searcher.docs]
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        return [self.docs[i] for i in order if scores[i] > 0][:depth]

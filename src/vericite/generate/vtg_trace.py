@@ -1,0 +1,102 @@
+"""A VTG answer's trace (``vtg`` in each samples.jsonl record): per sentence, each trial's text, its citations,
+both verifiers' verdicts with probabilities, the simplifier's removals, the queries and the documents they
+brought, the memory's sizes, and the tokens of each step; per answer, the totals by component and the counts of
+what went wrong (bounded, never silent): judgements that could not be read, citations out of range, queries that
+could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator
+
+from ..models.usage import UsageMeter
+from ..types import Usage
+
+#: the components whose model calls are counted apart
+COMPONENTS = ("sentence", "cite", "queries", "verify")
+#: what is counted when it goes wrong
+PROBLEMS = (
+    "unreadable_judgements", "citations_out_of_range", "no_citation", "queries_unreadable", "retrieval_empty",
+    "unverified_sentences", "sentence_cap", "repeated_sentence",
+)  # fmt: skip
+
+
+def usage_dict(u: Usage) -> dict[str, int]:
+    return {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "calls": u.calls}
+
+
+@dataclass
+class Trial:
+    """One attempt at a sentence."""
+
+    trial: int
+    sentence: str = ""
+    raw: str = ""  # the sentence generator's completion
+    cite_raw: str = ""
+    citations: list[int] = field(default_factory=list)  # 1-based, in the final document list
+    generation_verifier: dict[str, Any] | None = None  # {"entailed", "probability", "status"}
+    memory_verifier: dict[str, Any] | None = None  # {"mode", "entailed", "probability", "docs", ...}
+    simplifier: dict[str, Any] | None = None  # {"removed": [...], "checks": n}
+    queries: list[str] = field(default_factory=list)
+    retrieved: dict[str, list[int]] = field(default_factory=dict)  # query -> 1-based documents it brought
+    memory: dict[str, int] = field(default_factory=dict)  # sizes when the sentence was written
+    outcome: str = ""  # verified-citations | verified-memory | accepted (no verifier) | unverified | retry | end
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)  # component -> usage of this trial
+
+
+@dataclass
+class SentenceTrace:
+    index: int
+    trials: list[Trial] = field(default_factory=list)
+    kept: str = ""  # the sentence as it went into the answer, with its citations
+    verified: bool = False
+
+
+class Tracer:
+    """Collects an answer's trace; ``meters`` count each component's model calls."""
+
+    def __init__(self) -> None:
+        self.sentences: list[SentenceTrace] = []
+        self.meters = {c: UsageMeter() for c in COMPONENTS}
+        self.problems = {p: 0 for p in PROBLEMS}
+        self.judge_calls = 0
+        self.judge_words = 0  # words of the premises and hypotheses judged (an LLM judge's tokens are not reported)
+        self.end = ""  # end-marker | empty | sentence-cap | repeated
+        self._mark: dict[str, Usage] = {}
+        self.seconds = {c: 0.0 for c in (*COMPONENTS, "retrieval")}  # wall time by component
+
+    @contextlib.contextmanager
+    def timed(self, component: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[component] += time.perf_counter() - t0
+
+    def count(self, problem: str, n: int = 1) -> None:
+        self.problems[problem] += n
+
+    def mark(self) -> None:
+        self._mark = {c: m.usage for c, m in self.meters.items()}
+
+    def since_mark(self) -> dict[str, dict[str, int]]:
+        out = {}
+        for c, m in self.meters.items():
+            u = m.since(self._mark.get(c, Usage()))
+            if u.calls:
+                out[c] = usage_dict(u)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sentences": [asdict(s) for s in self.sentences],
+            "components": {c: usage_dict(m.usage) for c, m in self.meters.items()},
+            "judge": {"calls": self.judge_calls, "words": self.judge_words},
+            "seconds": {c: round(v, 3) for c, v in self.seconds.items()},
+            "problems": dict(self.problems),
+            "end": self.end,
+            "trials": sum(len(s.trials) for s in self.sentences),
+            "evidence_rounds": sum(1 for s in self.sentences for t in s.trials if t.queries),
+        }

@@ -1,0 +1,55 @@
+"""``vericite judge-eval --task caqa``: a four-class judge on a built CAQA file, and a predictions file."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from tests.support.caqa import write_pool
+from vericite.cli.main import cli
+
+
+def built(tmp_path):
+    pool = write_pool(tmp_path)
+    out = tmp_path / "caqa.jsonl"
+    r = CliRunner().invoke(cli, ["build", "caqa", "--pool", str(pool), "--n", "60", "--verbalise", "template", "--out", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_judge_eval_caqa_with_a_judge(tmp_path):
+    data = built(tmp_path)
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(data), "--split", "train", "--out", str(tmp_path / "c1"), "-q"])
+    assert r.exit_code == 0, r.output
+    assert "macro_f1" in r.output and "micro_f1_concatenation" in r.output and "pairs/s" in r.output
+    res = json.loads((tmp_path / "c1" / "results.json").read_text())
+    n_train = sum(1 for line in data.read_text().splitlines() if json.loads(line)["split"] == "train")
+    assert res["figures"]["n"] == n_train and res["judge"] == "fake-4class@1" and res["task"] == "caqa"
+    assert len((tmp_path / "c1" / "judgements.jsonl").read_text().splitlines()) == n_train
+    j = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "autois:fake", "--data", str(data), "--out", str(tmp_path / "c3"), "-q", "--json"])
+    assert j.exit_code == 0, j.output
+    body = json.loads(j.stdout)
+    assert {m["metric"] for m in body["metrics"]} >= {"f1_supportive", "binary_micro_f1", "unparseable"}
+
+
+def test_judge_eval_caqa_predictions(tmp_path):
+    p = tmp_path / "preds.jsonl"
+    p.write_text("".join(json.dumps(x) + "\n" for x in [
+        {"label": "supportive", "prediction": "Supportive", "complexity": "single", "human_label": "supportive"},
+        {"label": "contradictory", "prediction": "It contradicts it", "complexity": "union", "human_label": "insufficient"},
+        {"label": "weird", "prediction": "x", "complexity": "single"},
+    ]))
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--predictions", str(p), "--out", str(tmp_path / "c2")])
+    assert r.exit_code == 0, r.output
+    assert "unknown labels left out: 'weird' 1" in r.output and "Cohen's kappa" in r.output
+    assert json.loads((tmp_path / "c2" / "results.json").read_text())["figures"]["micro_f1"] == 1.0
+
+
+def test_judge_eval_caqa_mistakes_are_one_line(tmp_path):
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--out", str(tmp_path / "x")])
+    assert r.exit_code != 0 and "--predictions" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "y")])
+    assert r.exit_code != 0 and "no CAQA dataset" in r.output
+    r = CliRunner().invoke(cli, ["judge-eval", "--out", str(tmp_path / "z")])
+    assert r.exit_code != 0 and "--judge" in r.output

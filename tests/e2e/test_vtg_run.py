@@ -1,0 +1,80 @@
+"""VTG's configs and experiments through ``vericite run`` with fakes: each configs/vtg-*.yaml is a valid run
+config naming a registered experiment; an experiment's levels change the method's options (vtg-ablation,
+vtg-trials) and every level answers the same questions and is scored by ALCE's metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vericite import registry
+from vericite.bench.experiments.vtg import EXPERIMENTS
+from vericite.cli.main import cli
+from vericite.runs.runner import load_run_config
+
+from tests.support.vtg import DOCS, scripted
+
+ROOT = Path(__file__).resolve().parents[2]
+ITEMS = [{"question": "Which cities are capitals?", "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("vtg-*.yaml")), ids=lambda p: p.name)
+def test_every_vtg_config_loads(path):
+    cfg = load_run_config(str(path), {})
+    assert cfg.method == "vtg" and cfg.task == "alce"
+    if cfg.experiment:
+        exp = registry.create("experiments", cfg.experiment)
+        assert set(cfg.levels or ()) <= set(exp.levels)
+        for level in exp.levels:
+            gen = exp.generation_at(level, cfg.method_args)
+            assert gen["method"] in ("vtg", "vanilla", "summ", "snippet", "rerank")
+            opts = registry.methods.get(gen["method"]).options_model(**gen["method_args"])  # valid options of that method
+            assert opts is not None
+
+
+def test_methods_levels_give_the_baselines_their_options():
+    exp = EXPERIMENTS["vtg-methods"]
+    args = {"k": 3, "trials": 1, "verifier_judge": "llm:x"}
+    assert exp.generation_at(0, args) == {"method": "vanilla", "method_args": {"ndoc": 3, "shot": 2}}
+    assert exp.generation_at(3, args)["method_args"]["rerank_judge"] == "llm:x"
+    assert exp.generation_at(4, args) == {"method": "vtg", "method_args": args}
+    assert EXPERIMENTS["vtg-trials"].generation_at(2, args)["method_args"]["trials"] == 2
+
+
+@pytest.fixture
+def script_model():
+    def factory(arg, *, ctx, **options):
+        return scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})
+
+    registry.backends.register("vtg-script", factory, replace=True)
+    yield "vtg-script"
+    registry.backends.unregister("vtg-script")
+
+
+def test_run_the_ablation_experiment(tmp_path, script_model):
+    data = tmp_path / "eli5_eval.json"
+    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    cfg = tmp_path / "vtg.yaml"
+    cfg.write_text(
+        f"name: t\ndataset: {data}\nmodel: {script_model}\nmethod: vtg\n"
+        "method_args: {k: 2, docs_per_query: 1, trials: 1, verifier_judge: fake}\n"
+        "task: alce\njudge: fake\nresamples: 20\nexperiment: vtg-ablation\nlevels: [0, 2]\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    outputs = {}
+    for level in (0, 2):
+        rec = json.loads((tmp_path / "run" / f"level-{level}" / "samples.jsonl").read_text().splitlines()[0])
+        outputs[level] = rec["output"]
+        man = json.loads((tmp_path / "run" / f"level-{level}" / "manifest.json").read_text())
+        assert man["method"] == "vtg@1" and man["ablation"]["verifier"] is (level != 2)
+    assert outputs[0] == "Paris is the capital of France [1]. Rome is the capital of Italy [3]."
+    assert outputs[2] == "Paris is the capital of France [2]. Rome is the capital of Italy."  # no verifier: as cited
+    res = json.loads((tmp_path / "run" / "results.json").read_text())
+    rows = res["experiments"]["vtg-ablation"]["rows"]
+    assert [row["level"] for row in rows] == [0, 2]
+    assert rows[0]["metrics"]["alce_citation_recall"]["value"] == 1.0 > rows[1]["metrics"]["alce_citation_recall"]["value"]

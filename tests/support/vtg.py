@@ -1,0 +1,48 @@
+"""A scripted model for VTG's tests: it writes sentences, citations and queries by what each prompt holds, so
+each of VTG's steps can be driven one way or the other; the keyword judge (``fakes.judges.KeywordJudge``:
+supported when every word of the claim is in the evidence) verifies."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+from vericite.models.fake import FakeBackend, last_user_message
+from vericite.types import Passage
+
+DOCS = [
+    Passage("d1", "Paris is the capital of France.", "Paris"),
+    Passage("d2", "Berlin is the capital of Germany.", "Berlin"),
+    Passage("d3", "Rome is the capital of Italy.", "Rome"),
+    Passage("d4", "Madrid is a large city.", "Madrid"),
+]
+QUESTION = "Which cities are capitals?"
+
+
+def doc_number(prompt: str, title: str) -> int | None:
+    m = re.search(r"Document \[(\d+)\]\(Title: " + re.escape(title) + r"\)", prompt)
+    return int(m.group(1)) if m else None
+
+
+def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, queries: str = "1. What is the capital of Italy?\n2. Where is Rome?") -> FakeBackend:
+    """Sentences in order (the answer so far decides which is next; ``End.`` after them); citations by the
+    sentence's first word: a ``title:<Title>`` value cites that document's number in the prompt, else the reply
+    as given (default ``[1]``)."""
+    cites = dict(cites or {})
+
+    def reply(messages: Any, params: Any) -> str:
+        prompt = last_user_message(messages)
+        if "Sentence with citation:" in prompt:
+            sentence = prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+            how = cites.get(sentence.split()[0], "[1]")
+            if how.startswith("title:"):
+                n = doc_number(prompt, how[len("title:") :])
+                return f"{sentence} [{n}]" if n else sentence
+            return f"{sentence} {how}"
+        if "Generated questions:" in prompt:
+            return queries
+        so_far = prompt.rsplit("Answer:", 1)[1].strip()
+        done = sum(1 for s in sentences if s in so_far)
+        return sentences[done] if done < len(sentences) else "End."
+
+    return FakeBackend("vtg-script", replies=reply)
