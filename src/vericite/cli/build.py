@@ -149,11 +149,7 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
     quality checks."""
     import json
 
-    from ..errors import DataError
-
-    if not Path(dataset).is_file():
-        raise DataError(f"no dataset file {dataset}")
-    if _is_caqa(dataset):
+    if Path(dataset).is_file() and _is_caqa(dataset):
         _caqa_stats(dataset, as_json, write_card_too)
         return
 
