@@ -25,21 +25,27 @@ r.judges.register("nli", "vericite.judges.nli:from_spec")
 r.judges.register("llm", "vericite.judges.llm:from_spec")
 r.judges.register("llm4", "vericite.judges.four_class:llm4_from_spec")  # CAQA's four classes from an LLM
 r.judges.register("autois", "vericite.judges.four_class:autois_from_spec")  # autois:<binary judge>: supported -> supportive, else irrelevant
-r.judges.register("nli3", "vericite.judges.four_class:nli3_from_spec")  # nli3:<3-way NLI model>
+r.judges.register("nli4", "vericite.judges.four_class:nli3_from_spec")  # nli4:<3-way NLI model>, its labels read as the four classes
 r.judges.register("caqa", "vericite.judges.trained:from_spec")  # caqa:<folder of vericite train caqa>
 r.judges.register("table", "vericite.judges.table:from_spec")  # table:<file.jsonl>: verdicts looked up
 r.judges.register("fake", "vericite.fakes.judges:binary_from_spec")
 r.judges.register("fake-4class", "vericite.fakes.judges:four_class_from_spec")
+# three-way judges (supports / refutes / not_enough_info): CONNER's factuality and validity
+r.judges.register("llm3", "vericite.judges.three_way:llm3_from_spec")
+r.judges.register("nli3", "vericite.judges.three_way:nli3_from_spec")
+r.judges.register("fake-3way", "vericite.fakes.judges:three_way_from_spec")
 
 # metric families
 r.metrics.register("kalma", "vericite.metrics.families:kalma_from_spec")
 r.metrics.register("geval", "vericite.metrics.families:geval_from_spec")
 r.metrics.register("alce", "vericite.metrics.alce_family:from_spec")
+r.metrics.register("conner", "vericite.metrics.conner:from_spec")  # CONNER's six measures of knowledge
 r.metrics.register("fake", "vericite.fakes.pipeline:metric_from_spec")
 
 # generation methods
 r.methods.register("kalma", "vericite.generate.kalma:from_spec")
 r.methods.register("fake", "vericite.fakes.pipeline:method_from_spec")
+r.methods.register("conner-knowledge", "vericite.generate.conner:from_spec")  # CONNER: knowledge generated, retrieved or the reference
 # ALCE's baselines (VTG's Vanilla, Summ, Snippet, Rerank) and its closed-book model with post-hoc citation
 for _name in ("vanilla", "summ", "snippet", "rerank", "closedbook"):
     r.methods.register(_name, f"vericite.generate.alce:{_name}_from_spec")
@@ -55,6 +61,8 @@ r.datasets.register("alce-asqa-10", "vericite.datasets.alce:asqa10_from_spec")  
 r.datasets.register("alce-eli5-30", "vericite.datasets.alce:eli5_30_from_spec")
 r.datasets.register("asqa-dev-500", "vericite.datasets.alce:asqa_dev500_from_spec")
 r.datasets.register("nq-500", "vericite.datasets.nq:from_spec")  # CONNER's 500 NQ questions; corpus: their gold passages
+r.datasets.register("wow-seen-500", "vericite.datasets.wow:seen_from_spec")  # CONNER's WoW test dialogues, read in place
+r.datasets.register("wow-unseen-500", "vericite.datasets.wow:unseen_from_spec")
 r.datasets.register("2wiki", "vericite.datasets.qa_sets:twowiki_from_spec")  # 2wiki:<file>: 2WikiMultihopQA's released shape
 r.datasets.register("webq", "vericite.datasets.qa_sets:webq_from_spec")  # webq:<file>: WebQuestions' (targetValue) or {question, answers}
 r.datasets.register("fake", "vericite.fakes.pipeline:dataset_from_spec")
@@ -78,6 +86,7 @@ r.tasks.register("alce-asqa", "vericite.tasks.alce:asqa_from_spec")
 r.tasks.register("alce-qampari", "vericite.tasks.alce:qampari_from_spec")
 r.tasks.register("alce-eli5", "vericite.tasks.alce:eli5_from_spec")
 r.tasks.register("alce-short", "vericite.tasks.alce:short_from_spec")
+r.tasks.register("conner", "vericite.tasks.conner:from_spec")  # knowledge for a query, CONNER's measures
 r.tasks.register("fake", "vericite.fakes.pipeline:task_from_spec")
 
 # knowledge: graphs, document stores, retrievers

@@ -258,7 +258,7 @@ IMPLS: list[Impl] = [
     # LLM backends and models
     Impl("backends", "fake"),
     Impl("backends", "openai:scripted", make=lambda _: {"transport": httpx.MockTransport(scripted_openai), "backoff": 0.0},
-         extra={"lacks": ("ContinuationScorer",)}),
+         extra={"lacks": ("ContinuationScorer", "TokenSpanScorer")}),
     Impl("backends", "llamacpp", make=smollm2_path, marks=SLOW, requires=require_smollm2),
     Impl("models", "smollm2-135m", marks=SLOW, requires=require_smollm2),
     # judges
@@ -266,6 +266,8 @@ IMPLS: list[Impl] = [
     Impl("judges", "fake-4class"),
     Impl("judges", "triple"),
     Impl("judges", "llm:fake"),
+    Impl("judges", "fake-3way"),
+    Impl("judges", "llm3:fake"),
     Impl("judges", "llm4:fake"),
     Impl("judges", "autois:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),
@@ -295,8 +297,10 @@ IMPLS: list[Impl] = [
     Impl("metrics", "kalma", make=lambda _: {"judge": "triple", "resamples": 50}),
     Impl("metrics", "geval:fake", make=lambda _: {"resamples": 50}),
     Impl("metrics", "alce", make=lambda _: {"judge": "fake", "resamples": 50}),
+    Impl("metrics", "conner", make=lambda _: {"judge": "fake-3way", "lm": "fake", "scorer": "fake", "resamples": 50}),
     Impl("methods", "fake"),
     Impl("methods", "kalma:fake"),
+    Impl("methods", "conner-knowledge:fake"),
     # ALCE's baselines read ALCE's prompt files from the shared data
     *(Impl("methods", f"{m}:fake", marks=SHARED, requires=require_alce_prompts) for m in ("vanilla", "summ", "snippet", "rerank", "closedbook")),
     Impl("methods", "vtg:fake"),  # VTG: its prompts are its own (App. B), no shared data
@@ -306,6 +310,8 @@ IMPLS: list[Impl] = [
     Impl("datasets", "biokalma", marks=SHARED, requires=require_shared_data),
     Impl("datasets", "biokalma-gold", marks=SHARED, requires=require_shared_data),
     Impl("datasets", "nq-500", marks=SHARED, requires=require_conner_data),
+    Impl("datasets", "wow-seen-500", marks=SHARED, requires=require_conner_data),
+    Impl("datasets", "wow-unseen-500", marks=SHARED, requires=require_conner_data),
     Impl("datasets", "alce:<file>", make=alce_file),
     Impl("datasets", "2wiki:<file>", make=twowiki_file),
     Impl("datasets", "webq:<file>", make=webq_file),
@@ -326,12 +332,14 @@ IMPLS: list[Impl] = [
     Impl("tasks", "alce-qampari", extra=ALCE_FIELDS),
     Impl("tasks", "alce-eli5", extra=ALCE_FIELDS),
     Impl("tasks", "alce-short", extra=ALCE_FIELDS),
+    Impl("tasks", "conner", extra={"fields": {"knowledge": "Ann was born in Rome. She painted."}}),
 ]
 
 #: registered names no contract run builds here, why, and where they are tested for real
 NOT_HERE: dict[tuple[str, str], str] = {
     ("judges", "nli"): "needs torch and an NLI model folder; tests/unit/judges/test_nli.py builds tiny random ones",
-    ("judges", "nli3"): "a three-way NLI model folder (as nli); its mapping is tested in tests/unit/judges/test_four_class.py",
+    ("judges", "nli4"): "a three-way NLI model folder (as nli); its mapping is tested in tests/unit/judges/test_four_class.py",
+    ("judges", "nli3"): "a three-way NLI model folder (as nli); its three labels are read in tests/unit/judges/test_three_way.py",
     ("judges", "caqa"): "needs a folder made by `vericite train caqa` (torch, a minute); tests/real/test_train_caqa.py trains one and judges with it",
     ("graphs", "sparql"): "needs a SPARQL server; tests/real/test_sparql_server.py runs `oxigraph serve` (slow)",
     ("models", "qwen2.5-coder-1.5b"): "the llama.cpp backend of smollm2-135m, with 1.5B weights: too slow for a contract run",

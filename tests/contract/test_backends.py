@@ -8,7 +8,7 @@ import pytest
 
 from vericite.models.cache import CachedBackend, CallCache
 from vericite.models.usage import UsageMeter, metered
-from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, Tokenizer
+from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, Tokenizer, TokenSpanScorer
 from vericite.types import Completion, GenParams, ModelIdentity
 
 from .impls import params
@@ -16,7 +16,9 @@ from .impls import params
 BACKENDS = params("backends") + params("models")
 #: the optional scoring capabilities a backend may lack (declared in impls.py as ``extra["lacks"]``), and the
 #: method each adds
-CAPABILITIES = {"NextTokenScorer": (NextTokenScorer, "next_token_logprobs"), "ContinuationScorer": (ContinuationScorer, "continuation_logprobs")}
+CAPABILITIES = {"NextTokenScorer": (NextTokenScorer, "next_token_logprobs"), "ContinuationScorer": (ContinuationScorer, "continuation_logprobs"),
+    "TokenSpanScorer": (TokenSpanScorer, "continuation_token_spans"),
+}
 
 
 def lacks(impl) -> tuple[str, ...]:
@@ -109,6 +111,23 @@ def test_continuation_logprobs_score_the_continuation(continuation_scorer):
     rows = backend.continuation_logprobs([("Rome is the capital of", " Italy."), ("The sky is", " blue and clear today.")])
     assert len(rows) == 2 and all(rows) and all(math.isfinite(v) and v <= 0 for row in rows for v in row)
     assert len(rows[1]) > len(rows[0])  # one value per token of the continuation only
+
+
+@pytest.fixture(params=having("TokenSpanScorer"))
+def token_span_scorer(request, tmp_path):
+    return request.param.build(tmp_path)
+
+
+def test_token_spans_cover_the_continuation_with_its_logprobs(token_span_scorer):
+    backend = token_span_scorer
+    pairs = [("Rome is the capital of", " Italy."), ("", "The sky is blue. It is clear today.")]
+    rows = backend.continuation_token_spans(pairs)
+    assert len(rows) == 2
+    for (_, cont), row in zip(pairs, rows):
+        assert row and all(math.isfinite(lp) and lp <= 0 for _, _, lp in row)
+        assert all(0 <= s <= e <= len(cont) for s, e, _ in row) and [e for _, e, _ in row] == sorted(e for _, e, _ in row)
+        assert cont[row[-1][1]:].strip() == ""  # the last token reaches the end of the text
+    assert [lp for _, _, lp in rows[0]] == pytest.approx(backend.continuation_logprobs(pairs[:1])[0], abs=1e-4)
 
 
 def test_other_capabilities_behave(backend):

@@ -108,3 +108,33 @@ def test_report_of_an_alce_human_folder(tmp_path):
     html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
     assert html.count('class="grid-table alce-human"') == 3  # both datasets, asqa, eli5
     assert 'data-figure="recall_cohen_kappa"><td>recall Cohen&#x27;s kappa</td><td class="num">-0.500' in html
+
+
+@pytest.mark.shared
+def test_shipped_alce_human_measurements_match_the_file(shared_data):
+    """judges/measured.json's alce-human entries: their counts and reference row are what the shared file gives at
+    their --limit now (the judges' own figures need the models: docs/judges.md has the commands)."""
+    from pathlib import Path
+
+    import vericite.judges as judges_pkg
+    from vericite.judges.meta_alce import read_alce_human
+    from vericite.judges.meta_alce_figures import all_figures, reference_verdict
+
+    table = json.loads((Path(judges_pkg.__file__).parent / "measured.json").read_text(encoding="utf-8"))
+    found = 0
+    for jid, entry in table.items():
+        if not isinstance(entry, dict):
+            continue
+        for m in [entry, *entry.get("also", [])]:
+            if m.get("task") != "alce-human":
+                continue
+            found += 1
+            f = read_alce_human(shared_data / "alce" / "human_eval" / "human_eval_citations_completed.json", m["limit"])
+            ref = all_figures(f, reference_verdict, resamples=1)
+            assert (m["n"], m["precision_n"]) == (ref["recall_n"], ref["precision_n"]), jid
+            assert m["reference"]["n"] == ref["recall_n"]
+            for k in ("cohen_kappa", "balanced_accuracy"):
+                assert m["reference"][k] == round(ref[f"recall_{k}"], 3), (jid, k)
+            assert m["reference"]["precision_cohen_kappa"] == round(ref["precision_cohen_kappa"], 3)
+            assert m["reference"]["precision_any_cohen_kappa"] == round(ref["precision_any_cohen_kappa"], 3)
+    assert found >= 2  # the embedded LLM judges

@@ -163,3 +163,23 @@ def test_server_going_away_mid_run(server):
     b.max_retries, b.backoff = 1, 0.01
     with pytest.raises(ServerUnreachableError):
         b.generate([MSG], GenParams(max_tokens=4))
+
+
+def test_generate_with_concurrency_keeps_the_order_and_the_answers(server, tmp_path):
+    """``generate --concurrency 3`` against the real server: the answers of one-at-a-time, in the same order (the
+    server itself answers one request at a time; what is tested is the client: bounded, ordered, complete)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tests.support.ray_runs import without_timings, write_questions
+    from vericite.cli.main import cli
+
+    q = write_questions(tmp_path / "q.jsonl", 4)
+    for name, extra in (("one", []), ("three", ["--concurrency", "3"])):
+        r = CliRunner().invoke(cli, ["generate", "--dataset", str(q), "--model", "openai:smollm2", "--base-url", server["base_url"],
+                                     "--max-tokens", "8", "--no-cache", "--timeout", "120", "--out", str(tmp_path / name), "-q", *extra])
+        assert r.exit_code == 0, r.output + repr(r.exception)
+    one, three = ((tmp_path / d / "samples.jsonl").read_text(encoding="utf-8") for d in ("one", "three"))
+    assert [json.loads(l)["id"] for l in three.splitlines()] == ["q00", "q01", "q02", "q03"]
+    assert without_timings(three) == without_timings(one)

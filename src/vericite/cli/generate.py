@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from ..errors import VericiteError, validation_message
 from ..runs.config import GenerateConfig
-from .options import SERVER_OPTIONS
+from .options import SERVER_OPTIONS, ray_options, ray_settings
 from .output import status_words
 
 
@@ -115,6 +115,8 @@ def common_generation_options(f):
 @click.option("--no-simplifier", "no_simplifier", is_flag=True, default=False, help="vtg: keep the verified citations unsimplified (ablation)")
 @click.option("--max-failures", help="questions whose model call may fail before the run fails (exit 1, manifest \"incomplete\"): a count or a percentage such as 10% [default: 0; a run where every call failed always fails]")
 @common_generation_options
+@ray_options
+@click.option("--concurrency", type=click.IntRange(min=1), metavar="N", help="openai:<model>: answer up to N questions at once, each request with --timeout and --retries; the answers are written in the order of the questions [default: 1]")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def generate(out: str, resume: bool, no_cache: bool, quiet: bool, method_arg: tuple[str, ...], **opts: Any) -> None:
     """Answer questions with a generation method, one JSON line per sample: by default KaLMA, knowledge-graph
@@ -122,9 +124,22 @@ def generate(out: str, resume: bool, no_cache: bool, quiet: bool, method_arg: tu
     from ..runs.loop import IncompleteRun, generate_run
 
     vtg_flags(opts)
+    ray, workers = ray_settings(opts)
+    concurrency = opts.pop("concurrency", None) or 1
     cfg = build_config({}, {**opts, "method_args": parse_method_args(method_arg), "cache": False if no_cache else None})
+    if concurrency > 1 and not cfg.model.startswith("openai:"):
+        raise VericiteError(f"--concurrency is for a model server (openai:<model> with --base-url), not {cfg.model!r}: an embedded model answers one question at a time (use --ray to run several)")
+    if concurrency > 1 and ray:
+        raise VericiteError("give --ray or --concurrency, not both")
     try:
-        manifest = generate_run(cfg, out, resume=resume, progress=not quiet)
+        if ray or concurrency > 1:
+            from ..runs.distributed import GEN_BATCH, generate_pooled
+
+            manifest = generate_pooled(
+                cfg, out, ray=ray, workers=workers if ray else concurrency, resume=resume, progress=not quiet, batch_size=GEN_BATCH if ray else 1
+            )
+        else:
+            manifest = generate_run(cfg, out, resume=resume, progress=not quiet)
     except IncompleteRun as e:
         print_summary(e.manifest, out)
         raise

@@ -12,7 +12,7 @@ import click
 from ..errors import VericiteError
 from .output import ci_text, echo_json, format_options, markdown_table, md_cell, resolve_format, rows_json
 from ..printable import printable
-from .options import server_options
+from .options import on_ray, ray_options, server_options
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -45,7 +45,7 @@ TASKS: dict[str, str] = {
     type=click.Choice(sorted(TASKS)),
     default="pairs",
     show_default=True,
-    help="pairs: labelled evidence/claim pairs; alce-human: ALCE's human citation labels",
+    help="pairs: labelled evidence/claim pairs; alce-human: ALCE's human citation labels; caqa: CAQA's four classes",
 )
 @click.option(
     "--data",
@@ -62,6 +62,7 @@ TASKS: dict[str, str] = {
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
 @server_options
+@ray_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True, help="folder for results.json and judgements.jsonl")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar (same as --no-progress)")
@@ -91,6 +92,9 @@ def judge_eval(
     refused when it can judge none of the pairs, and warned about up front when it cannot judge some. The table
     goes to stdout (--format table|json|markdown); progress and warnings go to stderr.
 
+    Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
+    --limit 500 --out runs/j1
+
     --task alce-human measures the judge against ALCE's human citation labels: per sentence with citations (its
     cited passages as ALCE formats them, the sentence without markers) against the human sentence_recall_score,
     and per citation (that passage alone) against citation_precision_score, full-vs-rest and any-vs-none:
@@ -98,15 +102,12 @@ def judge_eval(
     95% CI, printed beside the same figures of the file's own automatic labels (ALCE's TRUE T5-11B). It writes
     results.json, items.jsonl and judgements.jsonl; --resume reuses the judgements already in --out.
 
-    Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
-    --limit 500 --out runs/j1
+    Example: vericite judge-eval --task alce-human --judge llm:qwen2.5-coder-1.5b --limit 2 --out runs/h1
 
     --task caqa measures a four-class judge on CAQA items (--data, a `vericite build caqa` file; --split test):
     per-class F1, micro_f1 (accuracy), macro_f1, micro_f1 per complexity, binary_micro_f1 (supportive vs the
     rest), the unparseable share (counted wrong), pairs/s and, where items carry human_label, Cohen's kappa of
     the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead.
-
-    Example: vericite judge-eval --task alce-human --judge llm:qwen2.5-coder-1.5b --limit 2 --out runs/h1
 
     Example: vericite judge-eval --task caqa --judge llm4:qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl
     --split test --out runs/c1
@@ -144,6 +145,7 @@ def judge_eval(
     from ..models import model_options
 
     judge = load_judge(judge_spec, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    judge = on_ray(judge, judge_spec, {"threads": threads, "cache": cache, **server}, out_dir)
     from ..protocols import Judge
 
     if not isinstance(judge, Judge):

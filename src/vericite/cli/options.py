@@ -34,3 +34,55 @@ def server_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for opt in reversed(SERVER_OPTIONS):
         f = opt(f)
     return f
+
+
+RAY_OPTIONS = [
+    click.option(
+        "--ray",
+        "ray_address",
+        metavar="auto|ADDRESS",
+        help="run the work on Ray actors: auto starts Ray in this process; ADDRESS is a running cluster's (what `ray start --head` prints) [default: no Ray]; needs pip install 'vericite[ray]'",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        metavar="N",
+        help="with --ray: how many actors, each loading the model or judge once [default: 2]",
+    ),
+]
+
+DEFAULT_WORKERS = 2
+
+
+def ray_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--ray``, ``--workers`` (keyword arguments ``ray_address``, ``workers``)."""
+    for opt in reversed(RAY_OPTIONS):
+        f = opt(f)
+    return f
+
+
+def ray_settings(opts: dict[str, Any]) -> tuple[str | None, int]:
+    """``--ray`` and ``--workers`` taken out of ``opts``: (address or None, workers); --workers alone is refused."""
+    from ..errors import VericiteError
+
+    address, workers = opts.pop("ray_address", None), opts.pop("workers", None)
+    if workers is not None and not address:
+        raise VericiteError("--workers needs --ray (auto, or the address of a Ray cluster)")
+    return (address or None), int(workers or DEFAULT_WORKERS)
+
+
+def on_ray(judge: Any, spec: str, opts: dict[str, Any], out: Any) -> Any:
+    """``judge`` as is without ``--ray``; with it, a judge whose judging runs on ``--workers`` Ray actors, each
+    holding the judge ``spec`` built with ``opts``' model options (checkpointed in OUT/.ray-calls.jsonl). The
+    actors go when the command ends."""
+    address, workers = ray_settings(dict(opts))
+    if address is None or judge is None:
+        return judge
+    from types import SimpleNamespace
+
+    from ..models import model_options
+    from ..runs.distributed import pool_judge
+
+    pooled = pool_judge(judge, spec, model_options(SimpleNamespace(**opts)), ray=address, workers=workers, out=out)
+    click.get_current_context().call_on_close(pooled.close)
+    return pooled

@@ -49,6 +49,16 @@ def load_nq(path: str | Path | None = None, passage_words: int = PASSAGE_WORDS) 
     ]
 
 
+def reference_passages(path: str | Path | None = None) -> dict[str, str]:
+    """The gold passages of CONNER's NQ file by document id (``meta.gold_document``): the reference knowledge
+    of Tables 2–3 and the few-shot demonstrations of ``conner-knowledge``."""
+    p = Path(path) if path else default_file()
+    if not p.is_file():
+        raise DataError(f"nq-500: file not found: {p}")
+    docs, _ = read_conner_nq(p, CorpusReport(str(p), "conner"))
+    return {d.id: d.text for d in docs}
+
+
 class NQDataset:
     """The registered ``nq-500`` (or ``nq-500:<file>`` for a copy elsewhere); its corpus is the same file
     (:class:`~vericite.protocols.CorpusProviding`)."""

@@ -42,6 +42,9 @@ class EvaluateConfig(BaseModel):
     request_retries: int | None = Field(default=None, ge=0)
     task: str = DEFAULT_TASK  # a name in registry.tasks: input fields, citation format, metric suite
     metrics: list[str] | None = None  # compute only these metrics of the task's suite (--metrics a,b,c)
+    evidence_index: str | None = None  # --index: an index folder, evidence retrieved per sentence (conner's factuality)
+    lm: str | None = None  # the causal LM of the conner task's LM measures (default: an llm3 judge's model)
+    relevance_model: str | None = None  # the conner task's relevance scorer [ms-marco]; none: not computed
 
 
 #: ``judge`` not given to :func:`evaluate_items`: load the settings' judge

@@ -77,3 +77,33 @@ def binary_from_spec(arg: str, *, ctx: Any, **options: Any) -> KeywordJudge:
 def four_class_from_spec(arg: str, *, ctx: Any, **options: Any) -> FourClassJudge:
     """Registry factory: ``fake-4class``."""
     return FourClassJudge()
+
+
+class ThreeWayJudge:
+    """``fake-3way``: supports / refutes / not_enough_info by word overlap. Every claim word in the evidence:
+    supports; a negation word in exactly one of them, with content words shared: refutes; else
+    not_enough_info. The label gets 0.8, the others 0.1; ``probability`` is P(supports)."""
+
+    id = "fake-3way@1"
+    labels = ("supports", "refutes", "not_enough_info")
+
+    def label(self, pair: JudgePair) -> str:
+        claim, evidence = _words(pair.claim), _words(pair.evidence)
+        if claim and claim <= evidence:
+            return "supports"
+        if (claim - NEGATIONS) & evidence and bool(claim & NEGATIONS) != bool(evidence & NEGATIONS):
+            return "refutes"
+        return "not_enough_info"
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        out = []
+        for p in pairs:
+            label = self.label(p)
+            scores = {k: (0.8 if k == label else 0.1) for k in self.labels}
+            out.append(Judgement(self.id, p.claim, p.evidence, scores["supports"], label, json.dumps({"scores": scores}), "ok", scores))
+        return out
+
+
+def three_way_from_spec(arg: str, *, ctx: Any, **options: Any) -> ThreeWayJudge:
+    """Registry factory: ``fake-3way``."""
+    return ThreeWayJudge()

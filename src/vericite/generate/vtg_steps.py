@@ -1,6 +1,6 @@
 """VTG's steps (seed §2.2–2.4), each one call (or a few) to the model or the judge, each traced:
 
-* :func:`generate_sentence`: the *sentence generator*, the next single sentence (``vtg-sentence@1``): the
+* :func:`generate_sentence`: the *sentence generator*, the next single sentence (``vtg-sentence@2``): the
   completion is read as its first Punkt sentence, citations removed; a completion that repeats the answer so
   far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer.
 * :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,

@@ -7,7 +7,7 @@ insufficient, contradictory or irrelevant, with a probability per class and a pa
   " Supportive", "supportive"...), never parsed from free text; no class word among them -> ``unparseable``.
 * ``autois:<binary judge spec>`` (:class:`AutoISMapped`): any binary judge (an NLI model ``autois:nli:<model>``,
   an LLM ``autois:llm:<model>``) mapped as the paper maps AutoIS: entailed -> supportive, else irrelevant.
-* ``nli3:<model>`` (:class:`NLI3Mapped`): a three-way NLI classifier, entailment / contradiction / neutral ->
+* ``nli4:<model>`` (:class:`NLI3Mapped`): a three-way NLI classifier, entailment / contradiction / neutral ->
   supportive / contradictory / irrelevant (no class is insufficient), from the classifier's class probabilities.
 
 A judgement's ``label`` is the most probable class, ``scores`` every class's probability, ``probability`` the
@@ -198,7 +198,7 @@ class NLI3Mapped:
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self.id = f"nli3:{inner.id}"
+        self.id = f"nli4:{inner.id}"
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         out = []
@@ -242,9 +242,9 @@ def autois_from_spec(arg: str, *, ctx: Any, **options: Any) -> AutoISMapped:
 
 
 def nli3_from_spec(arg: str, *, ctx: Any, **options: Any) -> NLI3Mapped:
-    """Registry factory: ``nli3:<model dir or hub id>`` of a three-way NLI cross-encoder."""
+    """Registry factory: ``nli4:<model dir or hub id>`` of a three-way NLI cross-encoder, read as the four classes."""
     if not arg:
-        raise VericiteError("nli3: give a three-way NLI model: nli3:<model dir or hub id>")
+        raise VericiteError("nli4: give a three-way NLI model: nli4:<model dir or hub id>")
     from ..registry import create
 
     return NLI3Mapped(create("judges", f"nli:{arg}", ctx, **options))

@@ -31,7 +31,7 @@ def trust_words(meas: dict[str, Any] | None) -> str:
             f"balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))}"
         )
         if ref:
-            text += f" (ALCE's {ref.get('judge', 'TRUE T5-11B')}: κ {num(ref.get('cohen_kappa'))}, balanced accuracy {num(ref.get('balanced_accuracy'))})"
+            text += f" (ALCE's {ref.get('judge', 'TRUE T5-11B')} on the same sentences: κ {num(ref.get('cohen_kappa'))}, balanced accuracy {num(ref.get('balanced_accuracy'))})"
         return text
     return f"measured balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))} on {meas.get('data', 'labelled pairs')}"
 

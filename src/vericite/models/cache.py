@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from ..paths import CacheError, cache_dir, make_folder
-from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, Tokenizer
+from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, Tokenizer, TokenSpanScorer
 from ..types import Completion, GenParams, Message, ModelIdentity
 
 SCHEMA_VERSION = 1
@@ -153,14 +153,16 @@ class CachedBackend:
 
     The wrapper has exactly the capabilities (``vericite.protocols``) of the backend it wraps:
     ``CachedBackend(b)`` is an instance of a subclass with ``next_token_logprobs`` (cached) only when ``b`` is a
-    ``NextTokenScorer``, ``continuation_logprobs`` (cached) only when ``b`` is a ``ContinuationScorer``, and
+    ``NextTokenScorer``, ``continuation_logprobs`` (cached) only when ``b`` is a ``ContinuationScorer``,
+    ``continuation_token_spans`` (cached) only when ``b`` is a ``TokenSpanScorer``, and
     ``tokenize`` only when ``b`` is a ``Tokenizer``, so ``isinstance(wrapper, Capability)`` tells the truth.
     Other attributes of the wrapped backend (``stats``, ...) are passed through."""
 
     def __new__(cls, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None) -> "CachedBackend":
         if cls is CachedBackend:
             cls = _with_capabilities(
-                isinstance(backend, NextTokenScorer), isinstance(backend, ContinuationScorer), isinstance(backend, Tokenizer)
+                isinstance(backend, NextTokenScorer), isinstance(backend, ContinuationScorer), isinstance(backend, Tokenizer),
+                isinstance(backend, TokenSpanScorer),
             )
         return super().__new__(cls)
 
@@ -170,7 +172,7 @@ class CachedBackend:
         self._identity: dict[str, Any] | None = None
 
     def __getattr__(self, name: str) -> Any:  # stats, n_ctx ... of the wrapped backend
-        if name in ("backend", "next_token_logprobs", "continuation_logprobs", "tokenize"):
+        if name in ("backend", "next_token_logprobs", "continuation_logprobs", "continuation_token_spans", "tokenize"):
             raise AttributeError(name)  # capabilities the wrapped backend lacks are not faked
         return getattr(self.backend, name)
 
@@ -247,15 +249,28 @@ class _ContinuationCached(CachedBackend):
         )
 
 
+class _TokenSpansCached(CachedBackend):
+    def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
+        pairs = [(str(p), str(c)) for p, c in pairs]
+        rows = self._batched(
+            "continuation_token_spans",
+            [{"prefix": p, "continuation": c} for p, c in pairs],
+            lambda idx: [[list(t) for t in row] for row in self.backend.continuation_token_spans([pairs[i] for i in idx])],
+        )
+        return [[(int(s), int(e), float(lp)) for s, e, lp in row] for row in rows]
+
+
 class _Tokenizing(CachedBackend):
     def tokenize(self, text: str) -> list[int]:
         return self.backend.tokenize(text)
 
 
 @functools.lru_cache(maxsize=None)
-def _with_capabilities(next_token: bool, continuation: bool, tokenize: bool) -> type[CachedBackend]:
+def _with_capabilities(next_token: bool, continuation: bool, tokenize: bool, token_spans: bool = False) -> type[CachedBackend]:
     """The CachedBackend subclass with these capabilities (one class per combination)."""
-    bases = tuple(b for b, on in ((_NextTokenCached, next_token), (_ContinuationCached, continuation), (_Tokenizing, tokenize)) if on)
+    bases = tuple(
+        b for b, on in ((_NextTokenCached, next_token), (_ContinuationCached, continuation), (_Tokenizing, tokenize), (_TokenSpansCached, token_spans)) if on
+    )
     if not bases:
         return CachedBackend
     if len(bases) == 1:

@@ -52,7 +52,7 @@ class FakeBackend:
         self.name = name if name.startswith("fake") else f"fake:{name}"
         self.replies = replies
         self.default = default
-        self.calls: dict[str, int] = {"generate": 0, "logprobs": 0, "next_token_logprobs": 0, "continuation_logprobs": 0}
+        self.calls: dict[str, int] = {"generate": 0, "logprobs": 0, "next_token_logprobs": 0, "continuation_logprobs": 0, "continuation_token_spans": 0}
         self.prompts: list[list[dict[str, str]]] = []
         self._lock = threading.Lock()
 
@@ -130,6 +130,21 @@ class FakeBackend:
             before = prefix.split()[-1:] or [""]
             words = continuation.split()
             out.append([-0.05 - 5.95 * _unit(prev, w) for prev, w in zip(before + words, words)])
+        return out
+
+    def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
+        """The log-probs of :meth:`continuation_logprobs`, each with its word's character span in the
+        continuation (a token is a whitespace-separated word)."""
+        import re
+
+        with self._lock:
+            self.calls["continuation_token_spans"] += 1
+        out = []
+        for prefix, continuation in pairs:
+            before = prefix.split()[-1:] or [""]
+            spans = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", continuation)]
+            words = [w for _, _, w in spans]
+            out.append([(s, e, -0.05 - 5.95 * _unit(prev, w)) for (s, e, w), prev in zip(spans, before + words)])
         return out
 
     def tokenize(self, text: str) -> list[int]:

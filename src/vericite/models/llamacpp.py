@@ -347,6 +347,36 @@ class LlamaCppBackend:
                 out.append(self._score_tokens(head + tail, max(1, len(head))))
         return out
 
+    def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
+        """:meth:`continuation_logprobs` with each token's character span in the continuation: one evaluation
+        per text. Spans come from the tokens' own bytes (a token may end inside a UTF-8 character: its span
+        then ends where the character ends); if the tokens do not spell the continuation byte for byte, the
+        spans are clamped to its length. A model without BOS given an empty prefix cannot score the first token
+        (as in ``continuation_logprobs``): the spans then start at the second."""
+        out = []
+        with self._lock:
+            llm = self._llm if self._llm is not None else self.scorer
+            for prefix, continuation in pairs:
+                head = self.tokenize(prefix)
+                tail = list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False))
+                lps = self._score_tokens(head + tail, max(1, len(head))) if tail else []
+                raw = continuation.encode("utf-8")
+                ends, pos = [], 0
+                for t in tail:
+                    pos += len(llm.detokenize([int(t)]))
+                    ends.append(min(pos, len(raw)))
+                char_at = lambda b: len(raw[:b].decode("utf-8", errors="ignore"))  # noqa: E731
+                spans, start = [], 0
+                for b in ends:
+                    end = max(start, char_at(b))
+                    spans.append((start, end))
+                    start = end
+                # without a BOS token and an empty prefix the first token has nothing to be scored after: the
+                # log-probs are those of the last tokens
+                spans = spans[len(spans) - len(lps) :]
+                out.append([(s, e, float(lp)) for (s, e), lp in zip(spans, lps)])
+        return out
+
     def _score_tokens(self, tokens: list[int], start: int) -> list[float]:
         """log P(tokens[i] | tokens[:i]) for i >= ``start``, in windows of the scorer's context."""
         scorer = self.scorer

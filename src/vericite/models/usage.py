@@ -11,6 +11,7 @@ What counts, per prompt, text or pair of a batch (one *call* each):
 - ``generate``: the prompt and completion tokens the backend reports on each ``Completion``;
 - ``logprobs``: the tokens of the text, read as prompt tokens (the scored ones plus the first);
 - ``continuation_logprobs``: the continuation's tokens (the ones scored), as prompt tokens;
+- ``continuation_token_spans``: the same as ``continuation_logprobs``;
 - ``next_token_logprobs``: the call only: backends do not report how long the prompt was.
 
 Calls answered by the call cache count like fresh ones, with the tokens the model reported when it first
@@ -28,7 +29,7 @@ import functools
 import threading
 from typing import Any, Sequence
 
-from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, Tokenizer
+from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, Tokenizer, TokenSpanScorer
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 __all__ = ["MeteredBackend", "UsageMeter", "metered"]
@@ -101,6 +102,13 @@ class _Continuation(MeteredBackend):
         return out
 
 
+class _TokenSpans(MeteredBackend):
+    def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
+        out = self.backend.continuation_token_spans(pairs)
+        self.meter.add(Usage(sum(len(row) for row in out), 0, len(out)))
+        return out
+
+
 class _Tokenizing(MeteredBackend):
     def tokenize(self, text: str) -> list[int]:
         return self.backend.tokenize(text)  # not a model call: nothing to count
@@ -117,9 +125,9 @@ class _Closing(MeteredBackend):
 
 
 # (capability Protocol, the subclass that has it), in a fixed order
-_MIXINS = ((NextTokenScorer, _NextToken), (ContinuationScorer, _Continuation), (Tokenizer, _Tokenizing), (CacheKeyed, _Keyed), (Closeable, _Closing))
+_MIXINS = ((NextTokenScorer, _NextToken), (ContinuationScorer, _Continuation), (Tokenizer, _Tokenizing), (CacheKeyed, _Keyed), (Closeable, _Closing), (TokenSpanScorer, _TokenSpans))
 _CAPABILITIES = tuple(p for p, _ in _MIXINS)
-_CAPABILITY_METHODS = frozenset({"next_token_logprobs", "continuation_logprobs", "tokenize", "cache_key_extra", "close"})
+_CAPABILITY_METHODS = frozenset({"next_token_logprobs", "continuation_logprobs", "continuation_token_spans", "tokenize", "cache_key_extra", "close"})
 
 
 @functools.lru_cache(maxsize=None)

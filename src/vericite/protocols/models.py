@@ -12,6 +12,7 @@ __all__ = [
     "LLMBackend",
     "NextTokenScorer",
     "ContinuationScorer",
+    "TokenSpanScorer",
     "Tokenizer",
     "CacheKeyed",
     "Closeable",
@@ -58,6 +59,17 @@ class ContinuationScorer(Protocol):
     other backend call, so caches and servers can batch."""
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]: ...
+
+
+@runtime_checkable
+class TokenSpanScorer(Protocol):
+    """Capability: ``continuation_logprobs`` with where each token is. For each ``(prefix, continuation)``, one
+    ``(start, end, logprob)`` per token of the continuation: its character span ``[start, end)`` in the
+    continuation and log P(token | prefix, earlier tokens). One evaluation of a text gives every position, so a
+    caller cuts the continuation into sentences afterwards (CONNER's sentence coherence) instead of scoring each
+    sentence apart. A token's span may start on the space before a word; spans are in order and do not overlap."""
+
+    def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]: ...
 
 
 @runtime_checkable

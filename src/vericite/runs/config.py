@@ -164,6 +164,10 @@ class GenerateConfig(GenerationFields):
         return self.generation_record()
 
 
+#: evaluation settings of one task (conner) recorded only when given, so other runs' records stay as they were
+OPTIONAL_EVALUATION = ("evidence_index", "lm", "relevance_model")
+
+
 class RunConfig(GenerationFields):
     """A ``vericite run`` config: its name, a generation (:meth:`generation`), its evaluation
     (:meth:`evaluation`) and the experiment whose levels it runs."""
@@ -178,6 +182,9 @@ class RunConfig(GenerationFields):
     resamples: int = Field(default=1000, ge=0)
     task: str = DEFAULT_TASK  # a name in registry.tasks: how the answers are read and which metrics score them
     metrics: list[str] | None = None  # compute only these metrics of the task's suite
+    evidence_index: str | None = None  # conner: an index folder giving each knowledge sentence its evidence
+    lm: str | None = None  # conner: the causal LM of its LM measures (default: an llm3 judge's model)
+    relevance_model: str | None = None  # conner: the relevance scorer [ms-marco]
     # an experiment: a name in registry.experiments, and its levels (default: the experiment's)
     experiment: str | None = None
     levels: list[int] | None = None
@@ -201,7 +208,8 @@ class RunConfig(GenerationFields):
         out = self.generation_record()
         out.update(
             (k, getattr(self, k)) for k in type(self).model_fields
-            if k not in GenerationFields.model_fields and not (k == "task" and self.task == DEFAULT_TASK) and not (k == "metrics" and self.metrics is None)
+            if k not in GenerationFields.model_fields and not (k == "task" and self.task == DEFAULT_TASK)
+            and not (k in ("metrics", *OPTIONAL_EVALUATION) and getattr(self, k) is None)
         )  # fmt: skip
         return out
 

@@ -39,10 +39,13 @@ def run_metadata(kind: str, config: dict[str, Any], manifest: dict[str, Any] | N
     }
 
 
-def evaluate_file(input_path: str | Path, out: str | Path, cfg: Any, *, progress: bool = False) -> dict[str, Any]:
+def evaluate_file(
+    input_path: str | Path, out: str | Path, cfg: Any, *, progress: bool = False, ray: str | None = None, workers: int = 2, resume: bool = False
+) -> dict[str, Any]:
     """Evaluate the answers in ``input_path`` with ``cfg`` (an ``evaluate.EvaluateConfig``: its task, judge,
     settings) and write the evaluation into ``out``; returns results.json's content. ``--out`` is checked
-    before anything is judged."""
+    before anything is judged. ``ray`` (``auto`` or a cluster's address): the judge's calls run on ``workers``
+    Ray actors (``runs/distributed.py``), checkpointed in ``out/.ray-calls.jsonl`` (reused with ``resume``)."""
     from .. import evaluate
     from ..outputs import check_out_dir
 
@@ -52,10 +55,10 @@ def evaluate_file(input_path: str | Path, out: str | Path, cfg: Any, *, progress
     # One writer per evaluation folder, as for run folders: a second evaluate into the same --out is refused in one
     # line (with the holder's pid) instead of both writing the files.
     with PathLock(folder / LOCK, f"evaluation folder {folder}"):
-        return _evaluate_locked(input_path, folder, cfg, progress=progress)
+        return _evaluate_locked(input_path, folder, cfg, progress=progress, ray=ray, workers=workers, resume=resume)
 
 
-def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: bool) -> dict[str, Any]:
+def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: bool, ray: str | None = None, workers: int = 2, resume: bool = False) -> dict[str, Any]:
     from .. import evaluate
 
     task = evaluate.load_task(cfg.task)
@@ -69,7 +72,12 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
             manifest = json.loads(sibling.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             manifest = None
-    body, records = evaluate.evaluate_items(read.items, cfg, task=task, progress=progress)
+    judge = None if ray is None else _pooled_judge(cfg, task, out, ray, workers, resume)
+    try:
+        body, records = evaluate.evaluate_items(read.items, cfg, task=task, progress=progress, **({} if ray is None else {"judge": judge}))
+    finally:
+        if judge is not None:
+            judge.close()
     results = run_metadata("evaluate", {**cfg.model_dump(), "input": str(input_path)}, manifest)
     results.update(body)
     results["counts"]["bad_lines"] = len(read.bad)
@@ -82,3 +90,17 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
     results["tokens"] = token_totals(it.record.get("usage") for it in read.items)
     write_evaluation(out, results, records, read.bad)
     return results
+
+
+def _pooled_judge(cfg: Any, task: Any, out: Path, ray: str, workers: int, resume: bool) -> Any:
+    """The evaluation's judge (as ``evaluate_items`` would load it) judging on Ray actors; None without one."""
+    from ..evaluate.pipeline import judge_spec
+    from ..judges import load_judge
+    from ..models import model_options
+    from .distributed import pool_judge
+
+    if not task.judge_purposes:
+        return None
+    spec, options = judge_spec(cfg, task), model_options(cfg)
+    local = load_judge(spec, **options)
+    return None if local is None else pool_judge(local, spec, options, ray=ray, workers=workers, out=out, resume=resume)

@@ -193,7 +193,7 @@ def test_manifest_and_summary():
     m = method(scripted([PARIS], cites={"Paris": "[1]"}))
     rec = m.answer(sample())
     man = m.manifest()
-    assert man["method"] == "vtg@1" and man["prompts"] == {"sentence": "vtg-sentence@1", "cite": "vtg-cite@1", "queries": "vtg-queries@1"}
+    assert man["method"] == "vtg@1" and man["prompts"] == {"sentence": "vtg-sentence@2", "cite": "vtg-cite@1", "queries": "vtg-queries@1"}
     assert man["trials"] == 3 and man["judge"] == "fake@1" and "1500 words" in man["memory_rule"]
     s = m.summarise([rec])
     assert s["vtg"]["sentences"] == 1 and s["vtg"]["verified_sentences"] == 1
@@ -242,3 +242,12 @@ def test_memory_of_triples_cites_as_kalma_and_na_when_unverified():
     assert r["vtg"]["sentences"][1]["trials"][0]["retrieved"] == {"What is Rome the capital of?": [3], "Is Mars red?": []}
     given = method(backend, trials=0).answer(s)  # no store: the question's own triples, searched in place
     assert given["output"].startswith("Paris, capital of France [Q1, capital of: France].") and "[NA]" in given["output"]
+
+
+def test_the_first_sentence_is_asked_without_the_end_marker():
+    from vericite.generate.prompts import vtg as P
+
+    first = P.sentence_messages("Q?", DOCS[:1], "")[-1]["content"]
+    later = P.sentence_messages("Q?", DOCS[:1], "It is.")[-1]["content"]
+    assert "End." not in first and "first sentence" in first and first.endswith("Answer:")
+    assert "End." in later and later.endswith("Answer: It is.")

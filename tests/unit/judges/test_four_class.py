@@ -103,4 +103,4 @@ def test_nli3_maps_three_way_classes():
             return [Judgement(self.id, p.claim, p.evidence, 0.3, "not_supported", raw) for p in pairs]
 
     j = NLI3Mapped(Inner()).judge([PAIR])[0]
-    assert j.label == "contradictory" and j.judge == "nli3:nli:m@1" and j.scores["supportive"] == pytest.approx(0.3)
+    assert j.label == "contradictory" and j.judge == "nli4:nli:m@1" and j.scores["supportive"] == pytest.approx(0.3)

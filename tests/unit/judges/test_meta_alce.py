@@ -168,7 +168,7 @@ def test_trust_words_show_kappa_beside_alces_judge():
             "data": "ALCE human labels, first answer of each run",
             "reference": {"judge": "TRUE T5-11B", "cohen_kappa": 0.5, "balanced_accuracy": 0.75}}
     words = trust_words(meas)
-    assert "recall κ 0.300" in words and "ROC AUC n/a" in words and "ALCE's TRUE T5-11B: κ 0.500" in words
+    assert "recall κ 0.300" in words and "ROC AUC n/a" in words and "ALCE's TRUE T5-11B on the same sentences: κ 0.500" in words
     assert trust_words({"balanced_accuracy": 0.7, "roc_auc": 0.8, "data": "VitaminC"}) == "measured balanced accuracy 0.700, ROC AUC 0.800 on VitaminC"
     assert trust_words(None) == "accuracy not measured"
 
@@ -180,3 +180,4 @@ def test_true_table_is_the_files_automatic_labels(tmp_path):
 
     f = read_alce_human(write_mini(tmp_path))
     assert sorted(map(json.dumps, true_table(f))) == sorted(map(json.dumps, by_hand(MINI)))
+

@@ -72,6 +72,9 @@ class MarkovLlama:
     def tokenize(self, data: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
         return ([1] if add_bos else []) + list(data)
 
+    def detokenize(self, tokens) -> bytes:
+        return bytes(t for t in tokens if t != 1)
+
     def reset(self) -> None:
         self._tokens = []
 
@@ -128,3 +131,17 @@ def test_llamacpp_logprobs_unchanged_by_the_shared_windowing(markov_backend):
     text = "the quick brown fox jumps"
     toks = [1] + list(text.encode())
     assert markov_backend.logprobs([text, ""]) == [pytest.approx(_exact(toks, 1), abs=1e-9), []]
+
+
+def test_llamacpp_token_spans_are_the_continuation_logprobs_with_their_characters(markov_backend):
+    from vericite.protocols import TokenSpanScorer
+
+    b = markov_backend
+    assert isinstance(b, TokenSpanScorer)
+    prefix, cont = "abc", "héllo wörld"  # two-byte characters: two tokens, one character
+    spans = b.continuation_token_spans([(prefix, cont), ("x", "")])
+    assert [lp for _, _, lp in spans[0]] == pytest.approx(b.continuation_logprobs([(prefix, cont)])[0], abs=1e-12)
+    assert spans[1] == []
+    ends = [e for _, e, _ in spans[0]]
+    assert ends[-1] == len(cont) and ends == sorted(ends)
+    assert "".join(cont[s:e] for s, e, _ in spans[0]) == cont

@@ -37,7 +37,7 @@ def test_scoring_calls_are_counted_too():
     before = meter.usage
     b.next_token_logprobs([MSG, MSG, MSG], ["Yes", "No"])
     assert meter.since(before) == Usage(0, 0, 3)
-    assert fake.calls == {"generate": 0, "logprobs": 1, "next_token_logprobs": 3, "continuation_logprobs": 1}
+    assert fake.calls == {"generate": 0, "logprobs": 1, "next_token_logprobs": 3, "continuation_logprobs": 1, "continuation_token_spans": 0}
     before = meter.usage
     assert b.tokenize("a b") == fake.tokenize("a b") and meter.usage == before  # not a model call
 

@@ -398,3 +398,15 @@ def test_answers_parsed_by_the_real_parser(tmp_path):
                    ["cite-bad", "st-no_value"], ["cite-bad", "st-no_property"], ["cite-bad", "st-malformed"]]
     answer_text = [n for n in dom.by_id("sample-1").iter() if "answer" in n.classes][0].all_text()
     assert answer_text.startswith("She was born in Rome [Q1, place of birth: Rome]. Italian painter [Q1, ethnic group: Italians, occupation: sculptor].")
+
+
+def test_report_judge_table_shows_kappa_beside_alces_judge():
+    """An ALCE evaluation's report: the judge's measured κ on ALCE's human labels beside TRUE's (a measurement as
+    judges/measured.json gives it for the task alce-human)."""
+    from vericite.report.sections import judges_section
+
+    meas = {"task": "alce-human", "balanced_accuracy": 0.636, "cohen_kappa": 0.302, "roc_auc": 0.815, "n": 26,
+            "data": "ALCE human citation labels", "reference": {"judge": "TRUE T5-11B", "cohen_kappa": 0.611}}
+    html = judges_section({"judges": {"citations": {"id": "llm:q@2", "measured": meas}}}, {})
+    assert "Cohen&#x27;s κ 0.302" in html or "Cohen's κ 0.302" in html
+    assert "TRUE T5-11B: κ 0.611" in html

@@ -1,11 +1,12 @@
 """VTG's prompts (seed ``vtg_2312.09075``, App. B), each versioned:
 
-* ``vtg-sentence@1``: App. B.1's instruction (the ALCE instruction VTG uses), the question and the memory
+* ``vtg-sentence@2``: App. B.1's instruction (the ALCE instruction VTG uses), the question and the memory
   ``D_S ∪ D_L`` numbered as ALCE numbers documents (``Document [n](Title: …): text``), then ``Answer:`` with the
   answer so far. Because the generator writes one sentence at a time and the embedded models are chat models
   (which restart an answer rather than continue it), one line is added after the documents: the model is asked
-  for the *next sentence only*, and to write ``End.`` when the answer is complete. That line is vericite's, not
-  the paper's.
+  for the *first sentence only* (empty answer so far), or for the *next sentence only*, and to write ``End.``
+  when the answer is complete. That line is vericite's, not the paper's. (``@1`` offered ``End.`` for the first
+  sentence too, and the embedded Qwen took it: an empty answer to ELI5's second question.)
 * ``vtg-cite@1``: App. B.2 word for word (append ``[1][2][3]`` citations to the sentence, at least one and at
   most three, a minimum sufficient subset), with the memory numbered as above.
 * ``vtg-queries@1``: App. B.3 word for word (``Given the claim: …, please generate up to {num} questions …``),
@@ -18,7 +19,7 @@ from typing import Any, Sequence
 
 from ...types import Message
 
-SENTENCE_ID = "vtg-sentence@1"
+SENTENCE_ID = "vtg-sentence@2"
 CITE_ID = "vtg-cite@1"
 QUERIES_ID = "vtg-queries@1"
 PROMPT_IDS = {"sentence": SENTENCE_ID, "cite": CITE_ID, "queries": QUERIES_ID}
@@ -30,6 +31,7 @@ SENTENCE_INSTRUCTION = (
     "Instruction: Write an accurate, engaging, and concise answer for the given question using only the provided"
     " search results (some of which might be irrelevant)."
 )
+FIRST_SENTENCE = "Write only the first sentence of the answer (one sentence, no citations)."
 NEXT_SENTENCE = "Write only the next sentence of the answer below (one sentence, no citations). If the answer is complete, write only \"End.\""
 CITE_INSTRUCTION = (
     "Instructions: You will be provided with a sentence and several related documents. Your task is to directly append"
@@ -54,7 +56,8 @@ def _chat(text: str) -> list[Message]:
 
 
 def sentence_messages(question: str, docs: Sequence[Any], answer_so_far: str) -> list[Message]:
-    text = f"{SENTENCE_INSTRUCTION}\n\nQuestion: {question}\n\n{document_lines(docs)}\n\n{NEXT_SENTENCE}\n\nAnswer: {answer_so_far}".rstrip()
+    ask = NEXT_SENTENCE if answer_so_far.strip() else FIRST_SENTENCE
+    text = f"{SENTENCE_INSTRUCTION}\n\nQuestion: {question}\n\n{document_lines(docs)}\n\n{ask}\n\nAnswer: {answer_so_far}".rstrip()
     return _chat(text)
 
 

@@ -1,0 +1,229 @@
+"""Pools of workers (Ray actors, or threads) and the per-batch checkpoint; see the package's doc."""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+from .. import jsonl
+from ..errors import VericiteError
+
+Batch = tuple[str, Any]  # (key, payload)
+
+#: environment variables a Ray worker gets from the driver (where the cache is, threads, the server and its key)
+FORWARDED_ENV = ("PYTHONPATH", "VERICITE_CACHE", "VERICITE_THREADS", "VERICITE_SHARED", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+class Pool(Protocol):
+    """``map(method, batches)`` yields ``(key, worker.<method>(payload))`` as batches finish; ``close()``."""
+
+    workers: int
+
+    def map(self, method: str, batches: Iterable[Batch]) -> Iterator[tuple[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+
+class _Holder:
+    """What runs in a worker: the object the factory builds (once, at the first batch), and its method calls."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._obj: Any = None
+
+    def call(self, method: str, payload: Any) -> Any:
+        if self._obj is None:
+            self._obj = self._factory()
+        return getattr(self._obj, method)(payload)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+# --------------------------------------------------------------------------- threads
+
+
+class ThreadPool:
+    """``workers`` threads, each with its own object built by ``factory``; at most ``workers`` batches in flight."""
+
+    def __init__(self, factory: Callable[[], Any], workers: int) -> None:
+        self.workers = max(1, int(workers))
+        self._factory = factory
+        self._local = threading.local()
+        self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="vericite-worker")
+
+    def _call(self, method: str, payload: Any) -> Any:
+        holder = getattr(self._local, "holder", None)
+        if holder is None:
+            holder = self._local.holder = _Holder(self._factory)
+        return holder.call(method, payload)
+
+    def map(self, method: str, batches: Iterable[Batch]) -> Iterator[tuple[str, Any]]:
+        queue = list(batches)
+        pending: dict[Future[Any], str] = {}
+        while queue or pending:
+            while queue and len(pending) < self.workers:
+                key, payload = queue.pop(0)
+                pending[self._executor.submit(self._call, method, payload)] = key
+            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for fut in done:
+                key = pending.pop(fut)
+                yield key, fut.result()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------- Ray
+
+
+def ray_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is not None
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise VericiteError("--ray needs Ray: pip install 'vericite[ray]'") from None
+    return ray
+
+
+class RayPool:
+    """``workers`` Ray actors, each holding the object ``factory`` builds. ``address``: ``auto`` starts Ray in
+    this process (a laptop; its resources are the ``workers``), anything else is the address of a running
+    cluster (``ray start --head`` prints it; ``ray://host:10001`` for Ray Client). A lost actor is restarted
+    and its batch run again (``max_restarts``, ``max_task_retries``)."""
+
+    def __init__(self, factory: Callable[[], Any], workers: int, address: str = "auto", *, restarts: int = 2) -> None:
+        ray = self._ray = _import_ray()
+        self.workers = max(1, int(workers))
+        self.address = address
+        self._started = False
+        env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
+        if not ray.is_initialized():
+            kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+            if env:
+                kw["runtime_env"] = {"env_vars": env}
+            if address != "auto":
+                _probe(address)
+            try:
+                if address == "auto":
+                    ray.init(address="local", num_cpus=self.workers, **kw)
+                else:
+                    ray.init(address=address, **kw)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise VericiteError(f"cannot reach the Ray cluster at {address}: {first}") from None
+            self._started = True
+        actor = ray.remote(num_cpus=1, max_restarts=restarts, max_task_retries=restarts)(_Holder)
+        self._actors = [actor.remote(factory) for _ in range(self.workers)]
+
+    def pids(self) -> list[int]:
+        """The process id of each actor (tests: to kill one)."""
+        return list(self._ray.get([a.pid.remote() for a in self._actors]))
+
+    def nodes(self) -> list[str]:
+        """The node id of each alive node of the cluster."""
+        return [n["NodeID"] for n in self._ray.nodes() if n.get("Alive")]
+
+    def map(self, method: str, batches: Iterable[Batch]) -> Iterator[tuple[str, Any]]:
+        ray = self._ray
+        queue = list(batches)
+        idle = list(self._actors)
+        pending: dict[Any, tuple[str, Any]] = {}
+        while queue or pending:
+            while queue and idle:
+                actor = idle.pop(0)
+                key, payload = queue.pop(0)
+                pending[actor.call.remote(method, payload)] = (key, actor)
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                key, actor = pending.pop(ref)
+                idle.append(actor)
+                yield key, self._get(ref)
+
+    def _get(self, ref: Any) -> Any:
+        ray = self._ray
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError as e:  # the worker's own exception, as it was raised there
+            cause = getattr(e, "cause", None)
+            if isinstance(cause, BaseException):
+                raise cause from None
+            raise
+        except ray.exceptions.RayActorError as e:
+            raise VericiteError(f"a Ray worker was lost and could not be restarted ({type(e).__name__}); rerun with --resume") from None
+
+    def close(self) -> None:
+        ray = self._ray
+        for a in self._actors:
+            try:
+                ray.kill(a)
+            except Exception:  # noqa: BLE001 - an actor already gone
+                pass
+        self._actors = []
+        if self._started:
+            ray.shutdown()
+
+
+def _probe(address: str, timeout: float = 10.0) -> None:
+    """A cluster address of the form ``[ray://]host:port`` that nothing answers on is one line now, not Ray's
+    minutes of retries."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # another form (a Ray Client URL with a path, ...): Ray says what is wrong with it
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise VericiteError(f"cannot reach the Ray cluster at {address}: {e.strerror or e} (is `ray start --head` running there?)") from None
+
+
+def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None) -> Pool:
+    """A RayPool at ``ray`` (``auto`` or an address), else a ThreadPool."""
+    if ray:
+        return RayPool(factory, workers, ray)
+    return ThreadPool(factory, workers)
+
+
+# --------------------------------------------------------------------------- the checkpoint
+
+
+class Checkpoint:
+    """``OUT/.ray-calls.jsonl``: one fsynced line ``{"key", "result"}`` per finished batch. Opened with
+    ``resume``, the batches already there are read back (a torn last line, from a killed driver, is cut first);
+    without it the file starts empty."""
+
+    NAME = ".ray-calls.jsonl"
+
+    def __init__(self, folder: str | os.PathLike[str], resume: bool = False) -> None:
+        self.path = Path(folder) / self.NAME
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._done: dict[str, Any] = {}
+        if resume and self.path.exists():
+            jsonl.cut_torn_line(self.path)
+            for line in jsonl.read_appended(self.path):
+                if isinstance(line, dict) and "key" in line:
+                    self._done[str(line["key"])] = line.get("result")
+        else:
+            self.path.write_text("", encoding="utf-8")
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._done
+
+    def __len__(self) -> int:
+        return len(self._done)
+
+    def get(self, key: str) -> Any:
+        return self._done.get(key)
+
+    def put(self, key: str, result: Any) -> None:
+        jsonl.append(self.path, {"key": key, "result": result})
+        self._done[key] = result

@@ -1,0 +1,163 @@
+"""Three-way judges (CONNER's factuality and validity): does the evidence support the claim, refute it, or not
+say (supports, refutes, not_enough_info)?
+
+* ``llm3:<model>``: a prompted language model; the probability of each label is the softmax over the
+  next-token log-probability mass of its words ("Supports", "Refutes", "Neutral", each summed over its
+  spellings), from ``next_token_logprobs`` when the backend has it, else the first generated token's
+  ``top_logprobs``. None of the words among them: ``status="unparseable"``, never a default verdict.
+* ``nli3:<model>``: an NLI cross-encoder (``judges/nli.py``) read with its three classes: entailment ->
+  supports, contradiction -> refutes, neutral -> not_enough_info (found by the names in ``config.id2label``).
+
+Every judgement has ``scores`` (one probability per label), ``probability`` = P(supports) and ``label`` the
+likeliest label.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping, Sequence
+
+from ..errors import VericiteError
+from ..protocols import NextTokenScorer
+from ..types import GenParams, JudgePair, Judgement, Message
+
+LABELS = ("supports", "refutes", "not_enough_info")
+PROMPT_ID = "judge-3way@1"
+SYSTEM = (
+    "You are a careful fact-checker. You are given a piece of evidence and a claim. Decide whether the evidence, "
+    "on its own, supports the claim, refutes it, or says too little to decide. Answer with one word: Supports, "
+    "Refutes or Neutral."
+)
+USER = "Does the evidence support or refute the claim? Answer Supports, Refutes or Neutral.\n\nEvidence: {evidence}\n\nClaim: {claim}"
+#: spellings per label asked for on the next_token_logprobs path
+WORDS = {
+    "supports": ("Supports", " Supports", "supports", "Support", "support"),
+    "refutes": ("Refutes", " Refutes", "refutes", "Refute", "refute"),
+    "not_enough_info": ("Neutral", " Neutral", "neutral"),
+}
+TOP_LOGPROBS = 20
+
+
+def _label_of(token: str) -> str | None:
+    w = token.strip().lower()
+    if not w:
+        return None
+    for label, words in WORDS.items():
+        if any(w == x.strip().lower() for x in words):
+            return label
+    # a first token that is the start of one word only ("Sup", "Ref", "Neut")
+    hits = [label for label, words in WORDS.items() if any(x.strip().lower().startswith(w) for x in words)]
+    return hits[0] if len(hits) == 1 and len(w) >= 3 else None
+
+
+def label_probabilities(logprobs: Mapping[str, float | None]) -> tuple[dict[str, float] | None, dict[str, float]]:
+    """P(label) for the three labels from a token -> log-probability map (softmax over each label's summed
+    mass; a label with no spelling present has zero mass), and the masses found; (None, {}) when none is."""
+    groups: dict[str, list[float]] = {k: [] for k in LABELS}
+    for token, lp in logprobs.items():
+        label = _label_of(token)
+        if label is None or lp is None or not math.isfinite(float(lp)) or float(lp) in groups[label]:
+            continue
+        groups[label].append(float(lp))
+    mass = {k: (max(v) + math.log(sum(math.exp(x - max(v)) for x in v))) for k, v in groups.items() if v}
+    if not mass:
+        return None, {}
+    top = max(mass.values())
+    z = sum(math.exp(v - top) for v in mass.values())
+    return {k: (math.exp(mass[k] - top) / z if k in mass else 0.0) for k in LABELS}, mass
+
+
+def three_way(judge_id: str, pair: JudgePair, scores: dict[str, float] | None, raw: Mapping[str, Any]) -> Judgement:
+    """A three-way judgement: P(supports) as ``probability``, the likeliest label, every label's score."""
+    if scores is None:
+        return Judgement(judge_id, pair.claim, pair.evidence, None, None, json.dumps(dict(raw), ensure_ascii=False), "unparseable")
+    label = max(LABELS, key=lambda k: scores[k])
+    rounded = {k: round(float(v), 6) for k, v in scores.items()}
+    return Judgement(judge_id, pair.claim, pair.evidence, rounded["supports"], label, json.dumps(dict(raw), ensure_ascii=False), "ok", rounded)
+
+
+class LLM3Judge:
+    """``llm3:<model>`` (module docstring)."""
+
+    labels = LABELS
+
+    def __init__(self, backend: Any, *, batch_size: int = 8) -> None:
+        self.backend = backend
+        self.batch_size = batch_size
+        ident = backend.identity()
+        self.model_name = getattr(ident, "name", None) or str(ident)
+        self.id = f"llm3:{self.model_name}@1"
+        self.prompt_version = PROMPT_ID
+
+    @staticmethod
+    def messages(pair: JudgePair) -> list[Message]:
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER.format(evidence=pair.evidence, claim=pair.claim)}]
+
+    def _rows(self, prompts: list[list[Message]]) -> list[dict[str, float]]:
+        if isinstance(self.backend, NextTokenScorer):
+            cands = [w for words in WORDS.values() for w in words]
+            return [dict(r or {}) for r in self.backend.next_token_logprobs(prompts, cands)]
+        done = self.backend.generate(prompts, GenParams(max_tokens=1, temperature=0.0, top_logprobs=TOP_LOGPROBS))
+        return [dict((c.top_logprobs or [{}])[0] or {}) for c in done]
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        order = sorted(range(len(pairs)), key=lambda i: pairs[i].evidence)
+        out: list[Judgement | None] = [None] * len(pairs)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            rows = self._rows([self.messages(pairs[i]) for i in idx])
+            if len(rows) != len(idx):
+                raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(idx)} judge prompts")
+            for i, lps in zip(idx, rows):
+                scores, mass = label_probabilities(lps)
+                out[i] = three_way(self.id, pairs[i], scores, {"label_logmass": {k: round(v, 6) for k, v in mass.items()}})
+        return [j for j in out if j is not None]
+
+
+#: NLI class names (lower-cased) -> the three-way label
+NLI_NAMES = {"entailment": "supports", "neutral": "not_enough_info", "contradiction": "refutes"}
+
+
+class NLI3Judge:
+    """``nli3:<model>``: an NLI cross-encoder's three classes as supports / refutes / not_enough_info."""
+
+    labels = LABELS
+
+    def __init__(self, nli: Any) -> None:
+        self.nli = nli
+        names = {str(n).strip().lower(): n for n in getattr(nli, "labels", ())}
+        missing = [n for n in NLI_NAMES if n not in names]
+        if missing:
+            raise VericiteError(f"nli3:{getattr(nli, 'model_name', nli)}: the model's classes {list(names.values())} lack {', '.join(missing)}: a three-class NLI model is needed")
+        self._names = {NLI_NAMES[k]: v for k, v in names.items() if k in NLI_NAMES}
+        self.id = f"nli3:{getattr(nli, 'model_name', 'model')}@1"
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        out = []
+        for pair, j in zip(pairs, self.nli.judge(pairs)):
+            try:
+                probs = json.loads(j.raw or "{}")
+                scores = {label: float(probs[name]) for label, name in self._names.items()}
+            except (ValueError, KeyError, TypeError):
+                scores = None
+            out.append(three_way(self.id, pair, scores if j.status == "ok" else None, {"nli": j.raw}))
+        return out
+
+
+def llm3_from_spec(arg: str, *, ctx: Any, **options: Any) -> LLM3Judge:
+    """Registry factory: ``llm3:<model name>``."""
+    if not arg:
+        raise VericiteError("the llm3 judge needs a model: llm3:<model name> (see `vericite models`)")
+    from ..models import model_loader
+
+    return LLM3Judge(model_loader(ctx)(arg), **options)
+
+
+def nli3_from_spec(arg: str, *, ctx: Any, **options: Any) -> NLI3Judge:
+    """Registry factory: ``nli3:<local folder or hub id>`` (a three-class NLI cross-encoder)."""
+    if not arg:
+        raise VericiteError("the nli3 judge needs a model: nli3:<local folder or hub id>")
+    from .nli import NLIJudge
+
+    return NLI3Judge(NLIJudge(arg, threads=ctx.threads, cache=ctx.cache, **options))

@@ -1,0 +1,467 @@
+"""CONNER's six measures of the knowledge a model produced or retrieved for a query (seed conner_2310.07289, §3;
+../shared/docs/metrics.md §4), registered as the ``conner`` metric family.
+
+Per item: the query ``q`` (the Sample's question), the knowledge ``k`` (the answer's raw text), the gold answer
+``a`` (``answers[0][0]``, optional), the evidence (``passages``, or the top ``evidence_k`` passages retrieved
+for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sentences are cut by
+``attribution/sentences.py``.
+
+- ``factuality`` (Eq. 1): every (evidence, sentence) pair judged by a three-way judge; per sentence the evidence
+  with the highest P(supports); over sentences ``min`` of P(supports) (default, strict), ``mean`` or ``max``
+  (CONNER's scripts) of the three probabilities. The value is the mean aggregated P(supports);
+  ``factual_consistent``, ``non_verified`` and ``factual_inconsistent`` are the shares of items whose
+  aggregated vector's largest probability is supports, not_enough_info, refutes.
+- ``relevance`` (Eq. 2): sigmoid of the pair scorer's logit for (q, k) (the embedded ms-marco cross-encoder).
+- ``coherence_sentence`` (Eq. 3): mean over sentences of 1/PPL (PPL capped at 200); ``sentence_context``
+  ``paragraph`` (default: one evaluation per text, each sentence after the ones before) or ``sentence`` (each
+  alone, as CONNER's scripts).
+- ``coherence_paragraph`` (Eq. 4, a recorded deviation: no discourse model offline): the LM's sentence-order
+  test, the share of ``shuffles`` seeded shuffled orders whose log-probability is below the paragraph's own
+  (ties count half); needs two sentences.
+- ``informativeness`` (Eq. 5): 1 − exp(mean log P(k_t | prefix, k_<t)), CONNER's prefix.
+- ``helpfulness`` (Eq. 6): max(0, 1 − L(q, k, a) / mean_i L(q, k_i⁻, a)), L the mean cross-entropy of the gold
+  answer's tokens, ``unrelated`` knowledge texts of other items (seeded).
+- ``validity`` (Eq. 7–8): the LM reads k and answers q; with a gold answer, P(supports) of premise "q a*" and
+  hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence.
+
+Bad input: empty knowledge, knowledge of one word, no gold answer (helpfulness; validity without evidence
+either), no evidence (factuality), no model: that measure is not computed for that item, with the reason, and
+the rest are; an item left out is counted by reason in the metric's ``details``, never scored 0.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Sequence
+
+from ..attribution.sentences import split_sentences
+from ..errors import VericiteError
+from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS, continuation_logprobs, perplexity, sentence_logprobs
+from ..types import GenParams, JudgePair
+from .base import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricRun, MetricSpec, ProgressBar, Ratios, corpus_results
+from .judging import judge_corpus, judge_id
+
+VERSION = "conner@1"
+FAMILY = "CONNER knowledge quality"
+AGGREGATIONS = ("min", "mean", "max")
+LABELS = ("supports", "refutes", "not_enough_info")
+CLASS_OF = {"supports": "factual_consistent", "not_enough_info": "non_verified", "refutes": "factual_inconsistent"}
+
+#: CONNER's informativeness prefix (Appendix): the knowledge is scored after it
+INFO_PREFIX = "Generate a Wikipedia to answer the given question. {topic}Question: {query} Wikipedia: "
+HELP_PREFIX = "{knowledge}\nQuestion: {query}\nAnswer:"
+READER_PROMPT = "Answer the question in a few words, using the knowledge.\n\nKnowledge: {knowledge}\n\nQuestion: {query}"
+
+#: Q_know's measures (§5), in γ's order
+Q_KNOW = ("factuality", "relevance", "coherence_paragraph", "informativeness")
+
+
+def q_know(scores: dict[str, Any], gamma: Sequence[float] = (0.25, 0.25, 0.25, 0.25)) -> float | None:
+    """CONNER's Q_know = γᵀ[S_fact, S_rel, S_coh_para, S_info] (§5) of one item's scores; None when one is missing."""
+    if len(gamma) != len(Q_KNOW):
+        raise VericiteError(f"gamma needs {len(Q_KNOW)} weights ({', '.join(Q_KNOW)}), not {len(gamma)}")
+    vals = [scores.get(k) for k in Q_KNOW]
+    if any(v is None for v in vals):
+        return None
+    return round(sum(g * float(v) for g, v in zip(gamma, vals)), 6)  # type: ignore[arg-type]
+
+
+MEASURES = ("factuality", "relevance", "coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness", "validity")
+SHARES = ("factual_consistent", "non_verified", "factual_inconsistent")
+NAMES = (*MEASURES, *SHARES)
+
+
+def _spec(name: str, inputs: tuple[str, ...], description: str, short: str = "") -> MetricSpec:
+    return MetricSpec(name, inputs, True, "1", description, FAMILY, (0.0, 1.0), short)
+
+
+SPECS: dict[str, MetricSpec] = {
+    "factuality": _spec("factuality", ("answer", "passages", "judge"), "mean aggregated P(supports) of the knowledge's sentences against their best evidence (Eq. 1)"),
+    "relevance": _spec("relevance", ("answer",), "cross-encoder probability that the knowledge is relevant to the query (Eq. 2)"),
+    "coherence_sentence": _spec("coherence_sentence", ("answer",), "mean over sentences of 1/PPL under the LM, PPL capped at 200 (Eq. 3)", "coh. sentence"),
+    "coherence_paragraph": _spec("coherence_paragraph", ("answer",), "share of shuffled sentence orders the LM finds less likely than the paragraph's own (Eq. 4; deviation: no discourse model offline)", "coh. paragraph"),
+    "informativeness": _spec("informativeness", ("answer", "meta"), "1 − exp(mean log P(knowledge token | CONNER's prefix, earlier tokens)) (Eq. 5)"),
+    "helpfulness": _spec("helpfulness", ("answer", "answers"), "max(0, 1 − L(q, k, a) / mean L(q, unrelated k, a)), L the gold answer's cross-entropy (Eq. 6)"),
+    "validity": _spec("validity", ("answer", "answers", "passages", "judge"), "P(supports) of the LM's answer read from the knowledge against the gold answer, or the best evidence (Eq. 7–8)"),
+    "factual_consistent": _spec("factual_consistent", ("answer", "passages", "judge"), "share of items whose aggregated verdict is supports", "consistent"),
+    "non_verified": _spec("non_verified", ("answer", "passages", "judge"), "share of items whose aggregated verdict is not enough info", "non-verified"),
+    "factual_inconsistent": _spec("factual_inconsistent", ("answer", "passages", "judge"), "share of items whose aggregated verdict is refutes", "inconsistent"),
+}
+for _name in ("non_verified", "factual_inconsistent"):  # lower is better
+    s = SPECS[_name]
+    SPECS[_name] = MetricSpec(s.name, s.inputs, False, s.version, s.description, s.family, s.range, s.short_name)
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
+
+
+def gold_answer(sample: Any) -> str | None:
+    """The first gold short answer (``answers``), or None."""
+    for group in sample.answers or []:
+        for a in group or []:
+            if str(a).strip():
+                return str(a).strip()
+    return None
+
+
+def gold_response(sample: Any) -> str | None:
+    """What helpfulness scores: the gold short answer, else an open answer's gold response (``meta.response``,
+    WoW)."""
+    r = (sample.meta or {}).get("response")
+    return gold_answer(sample) or (str(r).strip() if r and str(r).strip() else None)
+
+
+def _model_name(backend: Any) -> str | None:
+    if backend is None:
+        return None
+    try:
+        return str(backend.identity().name)
+    except Exception:  # noqa: BLE001
+        return str(getattr(backend, "id", type(backend).__name__))
+
+
+class ConnerMetric:
+    """CONNER's measures (module docstring). ``judge``: a three-way judge (factuality, validity); ``lm``: a causal
+    LM backend (coherence, informativeness, helpfulness, the validity reader); ``scorer``: a PairScorer
+    (relevance); ``retriever``: evidence per sentence when an item has none (``--index``)."""
+
+    inputs = ("answer", "passages", "answers", "meta")
+
+    def __init__(
+        self,
+        judge: Any = None,
+        *,
+        lm: Any = None,
+        scorer: Any = None,
+        retriever: Any = None,
+        evidence_index: str | None = None,
+        aggregation: str = "min",
+        sentence_context: str = "paragraph",
+        shuffles: int = 5,
+        unrelated: int = 3,
+        evidence_k: int = 10,
+        reader_tokens: int = 32,
+        metrics: Sequence[str] | None = None,
+        gamma: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+        resamples: int = DEFAULT_RESAMPLES,
+        seed: int = DEFAULT_SEED,
+    ) -> None:
+        if aggregation not in AGGREGATIONS:
+            raise VericiteError(f"factuality aggregation must be one of {', '.join(AGGREGATIONS)}, not {aggregation!r}")
+        if sentence_context not in SENTENCE_CONTEXTS:
+            raise VericiteError(f"sentence_context must be one of {', '.join(SENTENCE_CONTEXTS)}, not {sentence_context!r}")
+        if shuffles < 1 or unrelated < 1 or evidence_k < 1:
+            raise VericiteError("shuffles, unrelated and evidence_k must each be at least 1")
+        if metrics:
+            unknown = [m for m in metrics if m not in NAMES]
+            if unknown:
+                raise VericiteError(f"not a CONNER measure: {', '.join(unknown)} (known: {', '.join(NAMES)})")
+        self.id = VERSION
+        self.names = tuple(n for n in NAMES if not metrics or n in metrics)
+        self.judge, self.lm, self.scorer, self.retriever = judge, lm, scorer, retriever
+        self.evidence_index = evidence_index
+        self.aggregation = aggregation
+        self.sentence_context = sentence_context
+        self.shuffles, self.unrelated, self.evidence_k, self.reader_tokens = shuffles, unrelated, evidence_k, reader_tokens
+        self.resamples, self.seed = resamples, seed
+        self.gamma = tuple(float(g) for g in gamma)
+        q_know({k: 0.0 for k in Q_KNOW}, self.gamma)  # checks gamma's length now
+
+    def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, Any]:
+        return self.score_answers(samples, answers).results
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "judge": judge_id(self.judge) if self.judge is not None else None,
+            "lm": _model_name(self.lm),
+            "relevance_model": getattr(self.scorer, "id", None),
+            "evidence_index": self.evidence_index,
+            "evidence_k": self.evidence_k,
+            "aggregation": self.aggregation,
+            "sentence_context": self.sentence_context,
+            "ppl_cap": PPL_CAP,
+            "shuffles": self.shuffles,
+            "unrelated": self.unrelated,
+            "q_know_gamma": dict(zip(Q_KNOW, self.gamma)),
+            "coherence_paragraph_model": f"sentence-order test of {_model_name(self.lm)}" if self.lm is not None else None,
+            "deviations": ["coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"],
+        }
+
+    # ------------------------------------------------------------------ the corpus
+
+    def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
+        if len(samples) != len(answers):
+            raise VericiteError(f"{len(samples)} samples but {len(answers)} answers: a metric scores one answer per sample")
+        n = len(samples)
+        texts = [str(getattr(a, "raw", "") or "").strip() for a in answers]
+        values: dict[str, list[float | None]] = {m: [None] * n for m in (*MEASURES, *SHARES)}
+        reasons: list[dict[str, str]] = [{} for _ in range(n)]
+        extra: list[dict[str, Any]] = [{} for _ in range(n)]
+        judgements: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+        sentences = [[(s.start, s.end) for s in split_sentences(t) if s.clean] for t in texts]
+        usable = []
+        for i, t in enumerate(texts):
+            why = "empty knowledge" if not t else "knowledge of one word" if len(t.split()) < 2 else None
+            if why:
+                for m in MEASURES:
+                    reasons[i][m] = why
+            else:
+                usable.append(i)
+        counts = {"judge_calls": 0}
+        want = set(self.names)
+        if want & {"relevance"}:
+            self._relevance(samples, texts, usable, values, reasons)
+        if want & {"factuality", *SHARES}:
+            self._factuality(samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress)
+        if want & {"coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"}:
+            self._lm_measures(samples, texts, sentences, usable, values, reasons, want)
+        if "validity" in want:
+            self._validity(samples, texts, usable, values, reasons, extra, judgements, counts)
+
+        r = Ratios()
+        for name in self.names:
+            col = values[name]
+            have = [v is not None for v in col]
+            base = "factuality" if name in SHARES else name
+            left: dict[str, int] = {}
+            for i in range(n):
+                if col[i] is None:
+                    why = reasons[i].get(base, "not computed")
+                    left[why] = left.get(why, 0) + 1
+            first = next(iter(left), "no items")
+            r.ratio(name, [v or 0.0 for v in col], [float(h) for h in have], n=sum(have), details={"left_out": left}, empty=first)
+        stats = r.done(self.names)
+        results = corpus_results(stats, {k: SPECS[k] for k in self.names}, n, resamples=self.resamples, seed=self.seed)
+        jid = judge_id(self.judge) if self.judge is not None else None
+        for name in ("factuality", "validity", *SHARES):
+            if name in results:
+                results[name].details.setdefault("judge", jid)
+        if "factuality" in results and results["factuality"].value is not None:
+            got = [i for i in range(n) if values["factuality"][i] is not None]
+            results["factuality"].details["mean_probabilities"] = {
+                k: round(sum(extra[i]["factuality_vector"][k] for i in got) / len(got), 6) for k in LABELS
+            }
+        per = []
+        for i in range(n):
+            d: dict[str, Any] = {m: values[m][i] for m in self.names if values[m][i] is not None}
+            d.update(extra[i])
+            q = q_know(d, self.gamma)
+            if q is not None:
+                d["q_know"] = q
+            if reasons[i]:
+                d["not_computed"] = {m: why for m, why in reasons[i].items() if m in self.names}
+            per.append({"conner": d})
+        return MetricRun(self.id, results, per, judgements, settings={"conner": self.settings()}, counts=counts)
+
+    # ------------------------------------------------------------------ measures
+
+    def _relevance(self, samples, texts, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
+        if self.scorer is None:
+            for i in usable:
+                reasons[i]["relevance"] = "no relevance model"
+            return
+        logits = self.scorer.score([(samples[i].question, texts[i]) for i in usable]) if usable else []
+        for i, x in zip(usable, logits):
+            values["relevance"][i] = round(sigmoid(float(x)), 6)
+
+    def _evidence(self, sample: Any, sentence: str) -> list[str]:
+        given = [p.text for p in (sample.passages or []) if getattr(p, "text", "").strip()]
+        if given:
+            return given[: self.evidence_k]
+        if self.retriever is None:
+            return []
+        search = getattr(self.retriever, "search", None)
+        if callable(search):  # a document store or an index retriever: k passages for the sentence
+            return [p.text for p, _ in search(sentence, self.evidence_k)]
+        found = self.retriever.retrieve(sentence)
+        return [getattr(p, "text", str(p)) for p in list(found.evidence)[: self.evidence_k]]
+
+    def _factuality(self, samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress) -> None:  # type: ignore[no-untyped-def]
+        if self.judge is None:
+            for i in usable:
+                reasons[i]["factuality"] = "no judge (--judge llm3:<model>, nli3:<model>, fake-3way)"
+            return
+        plan: dict[int, list[tuple[str, list[str]]]] = {}
+        for i in usable:
+            sents = [texts[i][s:e].strip() for s, e in sentences[i]]
+            rows = [(s, self._evidence(samples[i], s)) for s in sents]
+            if not any(ev for _, ev in rows):
+                reasons[i]["factuality"] = "no evidence (the item's passages, or --index)"
+                continue
+            plan[i] = rows
+        pairs = [JudgePair(ev, s, question=samples[i].question) for i, rows in plan.items() for s, evs in rows for ev in evs]
+        bar = (lambda total: progress(total, "judging")) if progress is not None else None
+        judged = judge_corpus(self.judge, pairs, progress=bar)
+        counts["judge_calls"] += len(judged)
+        for i, rows in plan.items():
+            vectors = []
+            for s, evs in rows:
+                best = None
+                for ev in evs:
+                    j = judged[JudgePair(ev, s, question=samples[i].question)]
+                    judgements[i].append({**j.to_dict(), "purpose": "factuality"})
+                    sc = j.class_scores()
+                    if j.status != "ok" or "supports" not in sc:
+                        continue
+                    if best is None or sc["supports"] > best["supports"]:
+                        best = {k: float(sc.get(k, 0.0)) for k in LABELS}
+                if best is not None:
+                    vectors.append(best)
+            if not vectors:
+                reasons[i]["factuality"] = "no sentence could be judged (unparseable judgements)"
+                continue
+            if self.aggregation == "mean":
+                agg = {k: sum(v[k] for v in vectors) / len(vectors) for k in LABELS}
+            else:
+                pick = min if self.aggregation == "min" else max
+                agg = pick(vectors, key=lambda v: v["supports"])
+            label = max(LABELS, key=lambda k: agg[k])
+            values["factuality"][i] = round(agg["supports"], 6)
+            for k, share in CLASS_OF.items():
+                values[share][i] = 1.0 if k == label else 0.0
+            extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
+            extra[i]["factuality_label"] = CLASS_OF[label]
+
+    def _lm_measures(self, samples, texts, sentences, usable, values, reasons, want) -> None:  # type: ignore[no-untyped-def]
+        names = [m for m in ("coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness") if m in want]
+        if self.lm is None:
+            for i in usable:
+                for m in names:
+                    reasons[i][m] = "no language model (--lm)"
+            return
+        if "coherence_sentence" in want and usable:
+            rows = sentence_logprobs(self.lm, [texts[i] for i in usable], [sentences[i] for i in usable], context=self.sentence_context)
+            for i, sents in zip(usable, rows):
+                inv = [1.0 / p for p in (perplexity(lps) for lps in sents) if p is not None]
+                if inv:
+                    values["coherence_sentence"][i] = round(sum(inv) / len(inv), 6)
+                else:
+                    reasons[i]["coherence_sentence"] = "no sentence with a scored token"
+        if "coherence_paragraph" in want:
+            self._order_test(texts, sentences, usable, values, reasons)
+        if "informativeness" in want and usable:
+            pairs = []
+            for i in usable:
+                topic = (samples[i].meta or {}).get("topic")
+                prefix = INFO_PREFIX.format(topic=f"Topic: {topic} " if topic else "", query=samples[i].question)
+                pairs.append((prefix, texts[i]))
+            for i, lps in zip(usable, continuation_logprobs(self.lm, pairs)):
+                if lps:
+                    values["informativeness"][i] = round(1.0 - math.exp(sum(lps) / len(lps)), 6)
+                else:
+                    reasons[i]["informativeness"] = "no scored token"
+        if "helpfulness" in want:
+            self._helpfulness(samples, texts, usable, values, reasons)
+
+    def _order_test(self, texts, sentences, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
+        plans = {}
+        for i in usable:
+            sents = [texts[i][s:e].strip() for s, e in sentences[i]]
+            if len(sents) < 2:
+                reasons[i]["coherence_paragraph"] = "one sentence: no order to test"
+                continue
+            rng = random.Random(f"{self.seed}:{texts[i]}")
+            orders = []
+            for _ in range(self.shuffles):
+                o = list(range(len(sents)))
+                for _try in range(10):
+                    rng.shuffle(o)
+                    if o != sorted(o):
+                        break
+                orders.append(list(o))
+            plans[i] = [" ".join(sents)] + [" ".join(sents[k] for k in o) for o in orders]
+        flat = [(i, t) for i, ts in plans.items() for t in ts]
+        scored = continuation_logprobs(self.lm, [("", t) for _, t in flat])
+        totals: dict[int, list[float]] = {}
+        for (i, _), lps in zip(flat, scored):
+            totals.setdefault(i, []).append(sum(lps))
+        for i, (own, *shuffled) in totals.items():
+            wins = sum(1.0 if own > x else 0.5 if own == x else 0.0 for x in shuffled)
+            values["coherence_paragraph"][i] = round(wins / len(shuffled), 6)
+
+    def _helpfulness(self, samples, texts, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
+        pool = [i for i in usable]
+        plans: dict[int, list[str]] = {}
+        for i in usable:
+            a = gold_response(samples[i])
+            if a is None:
+                reasons[i]["helpfulness"] = "no gold answer"
+                continue
+            others = [j for j in pool if j != i and texts[j] != texts[i]]
+            if not others:
+                reasons[i]["helpfulness"] = "no other item's knowledge to compare with"
+                continue
+            rng = random.Random(f"{self.seed}:{samples[i].id}")
+            plans[i] = [texts[i]] + [texts[j] for j in rng.sample(others, min(self.unrelated, len(others)))]
+        flat = [(i, k) for i, ks in plans.items() for k in ks]
+        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in flat]  # type: ignore[operator]
+        losses: dict[int, list[float]] = {}
+        for (i, _), lps in zip(flat, continuation_logprobs(self.lm, pairs)):
+            losses.setdefault(i, []).append(-sum(lps) / len(lps) if lps else math.nan)
+        for i, (own, *rest) in losses.items():
+            base = sum(rest) / len(rest)
+            if not (math.isfinite(own) and math.isfinite(base)) or base <= 0:
+                reasons[i]["helpfulness"] = "the gold answer has no scored token"
+                continue
+            values["helpfulness"][i] = round(max(0.0, 1.0 - own / base), 6)
+
+    def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts) -> None:  # type: ignore[no-untyped-def]
+        if self.lm is None or self.judge is None:
+            for i in usable:
+                reasons[i]["validity"] = "no language model (--lm)" if self.lm is None else "no judge (--judge llm3:<model>, nli3:<model>, fake-3way)"
+            return
+        todo = []
+        for i in usable:
+            gold = gold_answer(samples[i])
+            evidence = [p.text for p in (samples[i].passages or []) if p.text.strip()]
+            if gold is None and not evidence:
+                reasons[i]["validity"] = "no gold answer and no evidence"
+                continue
+            todo.append(i)
+        prompts = [[{"role": "user", "content": READER_PROMPT.format(knowledge=texts[i], query=samples[i].question)}] for i in todo]
+        done = self.lm.generate(prompts, GenParams(max_tokens=self.reader_tokens, temperature=0.0)) if prompts else []
+        pairs: dict[int, list[JudgePair]] = {}
+        for i, c in zip(todo, done):
+            answer = (c.text or "").strip().split("\n")[0].strip()
+            extra[i]["reader_answer"] = answer
+            if not answer:
+                reasons[i]["validity"] = "the reader gave no answer"
+                continue
+            q, gold = samples[i].question, gold_answer(samples[i])
+            if gold is not None:
+                pairs[i] = [JudgePair(f"{q} {gold}", f"{q} {answer}", question=q)]
+            else:
+                pairs[i] = [JudgePair(p.text, answer, question=q) for p in samples[i].passages if p.text.strip()]
+        judged = judge_corpus(self.judge, [p for ps in pairs.values() for p in ps])
+        counts["judge_calls"] += len(judged)
+        for i, ps in pairs.items():
+            probs = []
+            for p in ps:
+                j = judged[p]
+                judgements[i].append({**j.to_dict(), "purpose": "validity"})
+                if j.status == "ok" and j.probability is not None:
+                    probs.append(float(j.probability))
+            if probs:
+                values["validity"][i] = round(max(probs), 6)
+            else:
+                reasons[i]["validity"] = "no judgement could be read"
+
+
+def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, **options: Any) -> ConnerMetric:
+    """Registry factory: ``conner``; ``judge``, ``lm`` and ``scorer`` are ready objects or specs (a judge spec,
+    a model name, a scorer name), built with ``ctx``."""
+    from ..registry import create
+
+    if arg:
+        raise VericiteError(f"the conner metric family takes no argument (got conner:{arg})")
+    if isinstance(judge, str):
+        judge = None if judge in ("", "none") else create("judges", judge, ctx)
+    if isinstance(lm, str):
+        from ..models import model_loader
+
+        lm = model_loader(ctx)(lm)
+    if isinstance(scorer, str):
+        scorer = create("scorers", scorer, ctx)
+    return ConnerMetric(judge, lm=lm, scorer=scorer, **options)

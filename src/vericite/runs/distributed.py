@@ -1,0 +1,255 @@
+"""``generate``, ``evaluate`` and ``judge-eval`` on a pool of workers (``--ray auto|ADDRESS --workers N``; threads
+for ``generate --concurrency N``), with the files of a local run.
+
+Generation: the questions still to answer go in batches to the workers, each of which built the method once
+(``build_method``, its own usage meter) and answers a batch sample by sample, as the local loop does; a worker
+returns one outcome per sample (the record with its ``usage``, or the model call's error). The driver writes each
+finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes in the order of the questions into
+``samples.jsonl`` / ``errors.jsonl``, with the local loop's rules (three failed calls in a row stop the run, the
+failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local run's. ``--resume`` after a killed
+driver takes the batches of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet and sends only the
+others: nothing is lost, nothing answered twice.
+
+Evaluation and judge-eval: the metrics stay in the driver, as locally; the judge is :class:`PoolJudge`, which
+splits each call's pairs (never the pairs of one evidence text, as ``judge_corpus`` does) over the workers, each
+of which loaded the judge once, and puts the judgements back in the order of the pairs. Each finished part is
+checkpointed under the sha256 of the judge's id and its pairs, so an evaluation run again with ``--resume``
+judges only what was not judged yet.
+
+The call cache: each worker opens the SQLite call cache of its own machine (WAL journal, busy timeout), so the
+workers of one machine share one cache and write it safely at once; nothing is merged between machines.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..distributed import Checkpoint, Pool, open_pool
+from ..errors import BackendError, DataError, VericiteError
+from ..types import JudgePair, Judgement, Sample
+
+#: samples per batch sent to a worker (generation): small, so a killed driver loses little and workers stay busy
+GEN_BATCH = 4
+
+
+def batch_key(prefix: str, material: Any) -> str:
+    return f"{prefix}:" + hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")).hexdigest()[:32]
+
+
+# --------------------------------------------------------------------------- generation
+
+
+class GenerationWorker:
+    """Built once in a worker: the method of ``cfg`` with its own usage meter; ``answer(samples)`` gives one
+    outcome per sample, ``{"id", "record"}`` or ``{"id", "error"}`` (a model call that failed)."""
+
+    def __init__(self, cfg: Any, backend_factory: Callable[[], Any] | None = None) -> None:
+        from ..models.usage import UsageMeter
+        from .loop import build_method
+
+        self.meter = UsageMeter()
+        self.method = build_method(cfg, meter=self.meter, backend=backend_factory() if backend_factory else None)
+
+    def answer(self, samples: Sequence[Sample]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for sample in samples:
+            before = self.meter.usage
+            try:
+                record = self.method.answer(sample)
+            except BackendError as e:
+                out.append({"id": sample.id, "error": str(e)})
+                continue
+            used = self.meter.since(before)
+            if used.calls or "usage" not in record:
+                record["usage"] = used.to_dict()
+            out.append({"id": sample.id, "record": record})
+        return out
+
+
+def _generation_worker(cfg: Any, backend_factory: Callable[[], Any] | None = None) -> GenerationWorker:
+    return GenerationWorker(cfg, backend_factory)
+
+
+def generate_pooled(
+    cfg: Any,
+    out: str | Path,
+    *,
+    ray: str | None,
+    workers: int,
+    resume: bool = False,
+    progress: bool = True,
+    batch_size: int = GEN_BATCH,
+    samples: list[Sample] | None = None,
+    backend_factory: Callable[[], Any] | None = None,
+    max_consecutive_failures: int = 3,
+) -> dict[str, Any]:
+    """``vericite generate`` with ``workers`` workers: Ray actors at ``ray`` (``auto`` or an address), else
+    threads (``--concurrency``). ``samples``: the questions instead of ``cfg``'s dataset; ``backend_factory``:
+    builds the model each worker uses instead of ``cfg.model`` (tests: a fake). Same manifest, files and errors as
+    :func:`~vericite.runs.loop.generate_run`."""
+    from ..datasets import load_samples
+    from ..outputs import check_out_dir
+    from ..progress import progress_bar
+    from ..protocols import Closeable, SampleChecking
+    from .loop import build_method, check_failures, summarise
+    from .rundir import RunDir
+
+    check_out_dir(out)
+    if samples is None:
+        samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
+    if cfg.limit:
+        samples = samples[: cfg.limit]
+    if not samples:
+        raise DataError(f"dataset {cfg.dataset!r} has no questions")
+    shared = None
+    if ray is None and backend_factory is None:  # threads: one backend (its HTTP client, its cache) for all of them,
+        from ..models import load_model, model_options  # each worker metering its own calls
+
+        shared = load_model(cfg.model, **model_options(cfg))
+        backend_factory = lambda: shared  # noqa: E731
+    method = build_method(cfg, backend=backend_factory() if backend_factory else None)  # the driver's: its manifest and sample checks (models load lazily)
+    try:
+        if isinstance(method, SampleChecking):
+            method.check_samples(samples, cfg.dataset)
+        header: dict[str, Any] = {"kind": "generate", "config": dict(cfg.record())}
+        header.update((k, v) for k, v in method.manifest().items() if k not in header)
+        header["n_samples"] = len(samples)
+    finally:
+        if isinstance(method, Closeable):
+            method.close()
+
+    with RunDir.open(out, header, resume=resume) as run:
+        todo = [s for s in samples if s.id not in run.done_ids]
+        batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
+        keys = [batch_key("generate", [s.id for s in b]) for b in batches]
+        ck = Checkpoint(run.path, resume=resume)
+        # outcomes of samples checkpointed by an earlier driver, whatever batch they were in
+        earlier: dict[str, dict[str, Any]] = {}
+        for key in list(ck._done):
+            for o in ck.get(key) or []:
+                if "record" in o and str(o["id"]) not in run.done_ids:
+                    earlier[str(o["id"])] = o
+        outcomes: dict[str, dict[str, Any]] = dict(earlier)
+        send = [(k, b) for k, b in zip(keys, batches) if not all(s.id in earlier for s in b)]
+        failures = consecutive = 0
+        last_error = ""
+        next_i = 0
+
+        def flush(advance: Callable[..., None]) -> None:
+            nonlocal next_i, failures, consecutive, last_error
+            while next_i < len(todo) and todo[next_i].id in outcomes:
+                o = outcomes.pop(todo[next_i].id)
+                next_i += 1
+                if "error" in o:
+                    failures += 1
+                    consecutive += 1
+                    last_error = str(o["error"])
+                    run.fail(str(o["id"]), last_error)
+                    if consecutive >= max_consecutive_failures:
+                        summarise(run, failures, samples, method)
+                        raise BackendError(f"{last_error} ({consecutive} calls failed in a row; finished samples are kept, rerun with --resume)")
+                else:
+                    consecutive = 0
+                    run.append(o["record"])
+                advance()
+
+        pool = _open(functools.partial(_generation_worker, cfg, backend_factory), workers, ray) if send else None
+        try:
+            with progress_bar(len(samples), "generating", enabled=progress, completed=len(samples) - len(todo)) as advance:
+                flush(advance)
+                if pool is not None:
+                    for key, result in pool.map("answer", send):
+                        ck.put(key, result)
+                        for o in result:
+                            outcomes[str(o["id"])] = o
+                        flush(advance)
+        finally:
+            if pool is not None:
+                pool.close()
+            if shared is not None and isinstance(shared, Closeable):
+                shared.close()
+        manifest = summarise(run, failures, samples, method)
+    check_failures(manifest, cfg.max_failures, last_error)
+    return manifest
+
+
+def _open(factory: Callable[[], Any], workers: int, ray: str | None) -> Pool:
+    return open_pool(factory, workers, ray)
+
+
+# --------------------------------------------------------------------------- judges
+
+
+def _load_judge(spec: str, options: dict[str, Any]) -> Any:
+    from ..judges import load_judge
+
+    return load_judge(spec, **options)
+
+
+class JudgeWorker:
+    """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes and gives plain data."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+
+    def judge_pairs(self, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+        return [j.to_dict() for j in self.judge.judge([JudgePair(e, c) for e, c in pairs])]
+
+
+def _judge_worker(spec: str, options: dict[str, Any]) -> JudgeWorker:
+    return JudgeWorker(_load_judge(spec, options))
+
+
+class PoolJudge:
+    """A judge whose ``judge(pairs)`` is done by a pool of workers, each holding the judge ``spec`` built with
+    ``options`` (``BuildContext`` fields). Everything else (``id``, ``labels``, ``options()``, ``cannot_judge``,
+    its model's identity) is the local judge's, which is built but whose model is never loaded for judging."""
+
+    def __init__(self, local: Any, pool: Pool, checkpoint: Checkpoint | None = None) -> None:
+        self._local = local
+        self._pool = pool
+        self._checkpoint = checkpoint
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._local, name)
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        from ..metrics.judging import sentence_chunks
+
+        pairs = list(pairs)
+        if not pairs:
+            return []
+        size = max(1, math.ceil(len(pairs) / self._pool.workers))
+        parts = list(sentence_chunks(pairs, size))
+        jid = str(getattr(self._local, "id", ""))
+        keyed = [(batch_key("judge", [jid, [[p.evidence, p.claim] for p in part]]), part) for part in parts]
+        ck = self._checkpoint
+        results: dict[str, list[dict[str, Any]]] = {k: ck.get(k) for k, _ in keyed if ck is not None and k in ck}
+        send = [(k, [(p.evidence, p.claim) for p in part]) for k, part in keyed if k not in results]
+        for key, result in self._pool.map("judge_pairs", send):
+            if ck is not None:
+                ck.put(key, result)
+            results[key] = result
+        out: list[Judgement] = []
+        for key, part in keyed:
+            got = results[key]
+            if len(got) != len(part):
+                raise VericiteError(f"judge {jid} returned {len(got)} judgements for {len(part)} pairs")
+            out.extend(Judgement.from_dict(d) for d in got)
+        return out
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def pool_judge(local: Any, spec: str, options: dict[str, Any], *, ray: str, workers: int, out: str | Path | None = None, resume: bool = False) -> PoolJudge:
+    """``local`` (the judge ``spec`` built with ``options``) with its judging done by ``workers`` Ray actors at
+    ``ray``; with ``out``, each part judged is checkpointed in ``out/.ray-calls.jsonl`` (read back with ``resume``)."""
+    pool = open_pool(functools.partial(_judge_worker, spec, dict(options)), workers, ray)
+    ck = Checkpoint(out, resume=resume) if out is not None else None
+    return PoolJudge(local, pool, ck)

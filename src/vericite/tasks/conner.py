@@ -1,0 +1,131 @@
+"""The CONNER task (seed conner_2310.07289; ``metrics/conner.py``): the knowledge a model produced or retrieved
+for a query, scored with CONNER's six measures.
+
+A line: ``{"id", "query", "knowledge", "answer"?, "evidence"?, "topic"?}`` — ``answer`` is the gold answer
+(helpfulness, validity), ``evidence`` passages (texts, or objects with ``text``) to check the knowledge against
+(factuality), ``topic`` the Wikipedia topic (informativeness's prefix). A ``vericite generate --method
+conner-knowledge`` run folder is read as it is (its ``output`` is the knowledge, its ``question`` the query).
+
+Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles=5,unrelated=3,evidence_k=10``.
+The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
+the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
+evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import VericiteError
+from ..metrics.conner import AGGREGATIONS, NAMES, SPECS
+from ..metrics.base import MetricSpec
+from ..registry import create
+from ..types import AttributedAnswer
+
+NAME = "conner"
+DEFAULT_RELEVANCE_MODEL = "ms-marco"
+OPTIONS = {"aggregation": str, "sentence_context": str, "shuffles": int, "unrelated": int, "evidence_k": int}
+
+
+def conner_record(d: Any, line: int) -> Any:
+    """A line of the task's own shape as the fields every task reads (``question``, ``answer`` = the knowledge,
+    ``answers``, ``passages``, ``meta.topic``); a generate record (``question`` + ``output``) is returned as is."""
+    if not isinstance(d, dict):
+        return d
+    if "output" in d and "query" not in d:  # a generate record: its output is the knowledge
+        return {**d, "knowledge": d.get("knowledge") if isinstance(d.get("knowledge"), list) else []}
+    if not isinstance(d.get("knowledge"), str):  # no knowledge text: a bad line ("missing field 'knowledge'")
+        return {k: v for k, v in d.items() if k != "knowledge"}
+    out: dict[str, Any] = {k: v for k, v in d.items() if k not in ("query", "knowledge", "answer", "evidence", "topic")}
+    if "query" in d:
+        out["question"] = d["query"]
+    out["answer"] = d["knowledge"]
+    out["knowledge"] = []  # the text is the answer measured; no triples
+    gold = d.get("answer")
+    if isinstance(gold, str) and gold.strip():
+        out["answers"] = [[gold]]
+    elif isinstance(gold, list) and gold:
+        out["answers"] = [[str(a) for a in (g if isinstance(g, list) else [g])] for g in gold]
+    ev = d.get("evidence")
+    if isinstance(ev, str):
+        ev = [ev]
+    if isinstance(ev, list):
+        out["passages"] = [{"id": str(j + 1), "text": e if isinstance(e, str) else str((e or {}).get("text", ""))} for j, e in enumerate(ev)]
+    if d.get("topic"):
+        out["meta"] = {**(d.get("meta") or {}), "topic": d["topic"]}
+    return out
+
+
+class ConnerTask:
+    """The ``conner`` task (module docstring)."""
+
+    name = NAME
+    input_fields = ("id", "question", "answer", "knowledge")
+    optional_fields = ("answers", "passages", "meta")
+    field_help = {
+        "question": "the query the knowledge was acquired for (CONNER's query)",
+        "answer": "the knowledge to measure: a line's `knowledge` text, or a generate record's `output`",
+        "knowledge": "the knowledge text to measure (a string)",
+    }
+    citation_format = "passages"
+    evidence = "passages"
+    metrics = ("conner",)
+    judge_purposes = ("factuality", "validity")
+    judge_trust = None
+    default_judge = "none"
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+
+    def specs(self) -> dict[str, MetricSpec]:
+        return {n: SPECS[n] for n in NAMES}
+
+    def metric_names(self) -> tuple[str, ...]:
+        return NAMES
+
+    def read_records(self, path: str | Path) -> None:
+        return None  # JSONL, each line through convert_record
+
+    def convert_record(self, d: Any, line: int) -> Any:
+        return conner_record(d, line)
+
+    def suite(self, settings: Any, *, judge: Any, ctx: Any) -> list[Any]:
+        if judge is not None and not set(getattr(judge, "labels", ())) >= {"supports", "refutes", "not_enough_info"}:
+            raise VericiteError(f"the conner task needs a three-way judge (llm3:<model>, nli3:<model>, fake-3way), not {getattr(judge, 'id', judge)}")
+        lm_name = getattr(settings, "lm", None)
+        if lm_name:
+            from ..models import model_loader
+
+            lm = model_loader(ctx)(lm_name)
+        else:
+            lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
+        scorer_name = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
+        scorer = None if scorer_name == "none" else create("scorers", scorer_name, ctx)
+        index = getattr(settings, "evidence_index", None)
+        k = int(self.options.get("evidence_k", 10))
+        retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None
+        return [
+            create(
+                "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, retriever=retriever, evidence_index=str(index) if index else None,
+                metrics=getattr(settings, "metrics", None) or None, resamples=settings.resamples, seed=settings.seed, **self.options,
+            )
+        ]  # fmt: skip
+
+    def counts(self, answers: Sequence[AttributedAnswer]) -> dict[str, Any]:
+        return {"empty_knowledge": sum(1 for a in answers if not (a.raw or "").strip())}
+
+
+def from_spec(arg: str, *, ctx: Any, **options: Any) -> ConnerTask:
+    """Registry factory: ``conner[:key=value,...]`` (module docstring)."""
+    for part in filter(None, (x.strip() for x in arg.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or key not in OPTIONS:
+            raise VericiteError(f"task conner: unknown option {part!r} (want {', '.join(k + '=...' for k in OPTIONS)})")
+        try:
+            options[key] = OPTIONS[key](value)
+        except ValueError:
+            raise VericiteError(f"task conner: {key} wants a whole number, not {value!r}") from None
+    if "aggregation" in options and options["aggregation"] not in AGGREGATIONS:
+        raise VericiteError(f"task conner: aggregation must be one of {', '.join(AGGREGATIONS)}, not {options['aggregation']!r}")
+    return ConnerTask(**options)

@@ -1,0 +1,61 @@
+"""vericite evaluate --task conner: knowledge lines in CONNER's shape, the fakes as judge, LM and scorer; evidence
+from the lines or from an --index built here; bad lines and bad knowledge said, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from vericite.cli.main import cli
+
+LINES = [
+    {"id": "a", "query": "What is the capital of Italy?", "knowledge": "Rome is the capital of Italy. Rome is old.", "answer": "Rome", "topic": "Italy",
+     "evidence": ["Rome is the capital of Italy and is old."]},
+    {"id": "b", "query": "Who wrote Hamlet?", "knowledge": "Hamlet was written by Shakespeare. It is a play.", "answer": "Shakespeare"},
+    {"id": "c", "query": "Who wrote Hamlet?", "knowledge": ""},
+]
+FAKES = ["--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake", "-q", "--resamples", "50"]
+
+
+def write(tmp_path, lines):
+    p = tmp_path / "k.jsonl"
+    p.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return p
+
+
+def test_evaluate_conner_lines(tmp_path):
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, LINES)), "-o", str(tmp_path / "out"), *FAKES])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    m = res["metrics"]
+    assert res["metric_versions"]["conner"] == "conner@1"
+    assert m["factuality"]["n"] == 1 and m["relevance"]["n"] == 2 and m["validity"]["n"] == 2
+    assert m["factuality"]["details"]["left_out"] == {"no evidence (the item's passages, or --index)": 1, "empty knowledge": 1}
+    assert res["evaluation"]["conner"]["lm"] == "fake" and res["evaluation"]["conner"]["evidence_index"] is None
+    recs = [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert recs[0]["scores"]["conner"]["factuality_label"] == "factual_consistent"
+    assert recs[2]["scores"]["conner"]["not_computed"]["relevance"] == "empty knowledge"
+    assert res["counts"]["empty_knowledge"] == 1
+
+
+def test_evidence_from_an_index(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "Hamlet", "text": "Hamlet is a play. Hamlet was written by Shakespeare around 1600."}) + "\n"
+                      + json.dumps({"id": "d2", "title": "Rome", "text": "Rome is a city in Italy."}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx")])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, LINES[1:2])), "-o", str(tmp_path / "out"),
+                                 "--index", str(tmp_path / "idx"), "--metrics", "factuality,factual_consistent", *FAKES])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert res["evaluation"]["conner"]["evidence_index"] == str(tmp_path / "idx")
+    assert res["metrics"]["factuality"]["n"] == 1 and set(res["metrics"]) == {"factuality", "factual_consistent"}
+
+
+def test_mistakes_are_one_line(tmp_path):
+    p = write(tmp_path, LINES)
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / "o1"), "--judge", "fake", "-q"])
+    assert r.exit_code != 0 and "three-way judge" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:aggregation=median", "-i", str(p), "-o", str(tmp_path / "o2"), "-q"])
+    assert r.exit_code != 0 and "aggregation" in r.output and "Traceback" not in r.output

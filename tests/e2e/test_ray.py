@@ -1,0 +1,152 @@
+"""generate, evaluate and judge-eval on Ray (``--ray auto``: Ray started in-process, two actors) give the files of a
+local run; a driver killed mid-run resumes with nothing lost and nothing answered twice. Fakes only; the real
+two-node cluster is tests/real/test_ray_cluster.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from tests.support.guards import requires
+from tests.support.ray_runs import SLOW_RAY_RUN, without_timings, write_answers, write_questions
+from vericite.cli.main import cli
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    """One in-process Ray for the module (the commands reuse it rather than starting their own)."""
+    requires("ray")
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch):
+    """results.json's ``created`` from a fixed clock, so two evaluations can be compared byte for byte."""
+    import vericite.runs.results as results
+
+    class Clock:
+        @staticmethod
+        def strftime(fmt, *a):
+            return "2026-11-27T00:00:00"
+
+        time = staticmethod(time.time)
+
+    monkeypatch.setattr(results, "time", Clock)
+
+
+def invoke(args):
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output + repr(r.exception)
+    return r
+
+
+def test_generate_on_ray_writes_what_a_local_run_writes(tmp_path, ray_local):
+    q = write_questions(tmp_path / "q.jsonl", 10)
+    common = ["generate", "--dataset", str(q), "--model", "fake", "--no-cache", "-q"]
+    invoke([*common, "--out", str(tmp_path / "local")])
+    invoke([*common, "--out", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    local, ray = ((tmp_path / d / "samples.jsonl").read_text(encoding="utf-8") for d in ("local", "ray"))
+    assert local.count("\n") == 10
+    assert without_timings(ray) == without_timings(local)  # byte for byte, but for each answer's wall time
+    ml, mr = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("local", "ray"))
+    assert mr["summary"] == ml["summary"] and mr["config"] == ml["config"] and mr["status"] == "complete"
+    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_text().count("\n") == 3  # batches of 4: 4 + 4 + 2
+
+
+def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
+    a = write_answers(tmp_path / "answers.jsonl", 30)
+    invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "local"), "-q"])
+    invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "ray"), "-q", "--ray", "auto", "--workers", "2"])
+    for name in ("results.json", "samples.jsonl", "bad_lines.jsonl"):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    res = json.loads((tmp_path / "ray" / "results.json").read_text())
+    assert res["counts"]["samples"] == 30 and 0 < res["metrics"]["citation_correctness"]["value"] < 1
+    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2  # the judge's calls went to two actors
+
+    # --resume: every part is in the checkpoint, nothing is sent again, and the files are the same
+    before = (tmp_path / "ray" / ".ray-calls.jsonl").read_bytes()
+    invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "ray"), "-q", "--ray", "auto", "--workers", "2", "--resume"])
+    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_bytes() == before
+    assert (tmp_path / "ray" / "results.json").read_bytes() == (tmp_path / "local" / "results.json").read_bytes()
+
+
+def test_judge_eval_on_ray_gives_the_local_judgements(tmp_path, ray_local):
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [{"id": f"p{i}", "evidence": f"Q{i} occupation job{i}", "claim": f"occupation: job{i if i % 3 else i + 1}", "label": "supports" if i % 3 else "refutes"} for i in range(40)]
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    common = ["judge-eval", "--judge", "fake", "--data", str(pairs), "--no-progress", "--batch-size", "8"]
+    invoke([*common, "--out", str(tmp_path / "local")])
+    invoke([*common, "--out", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    assert (tmp_path / "ray" / "judgements.jsonl").read_bytes() == (tmp_path / "local" / "judgements.jsonl").read_bytes()
+    rl, rr = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "ray"))
+    for key in ("balanced_accuracy", "roc_auc", "per_class_f1", "ci", "confusion", "judge", "judge_kind", "model", "n"):
+        assert rr[key] == rl[key], key
+
+
+def test_workers_without_ray_is_one_line(tmp_path):
+    r = CliRunner().invoke(cli, ["evaluate", "-i", str(write_answers(tmp_path / "a.jsonl", 2)), "-o", str(tmp_path / "o"), "--workers", "2"])
+    assert r.exit_code != 0 and "--workers needs --ray" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["evaluate", "-i", str(tmp_path / "a.jsonl"), "-o", str(tmp_path / "o"), "--resume"])
+    assert r.exit_code != 0 and "--resume needs --ray" in r.output
+
+
+@pytest.mark.slow  # two Ray starts of its own, about a minute on two cores
+def test_killed_driver_resumes_with_nothing_lost_or_answered_twice(tmp_path):
+    requires("ray")
+    script, out, calls = tmp_path / "run.py", tmp_path / "r", tmp_path / "calls.txt"
+    script.write_text(SLOW_RAY_RUN)
+    env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
+    p = subprocess.Popen([sys.executable, str(script), str(out), str(calls)], env=env, start_new_session=True)
+    checkpoint = out / ".ray-calls.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 3):
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)  # the driver only: Ray's own processes notice it is gone
+    p.wait()
+    checkpointed = {o["id"] for line in checkpoint.read_text().splitlines() if line.strip() for o in json.loads(line)["result"]}
+    written = [json.loads(l)["id"] for l in (out / "samples.jsonl").read_text().splitlines()]
+    assert 3 <= len(checkpointed) < 40 and len(written) < 40, "the driver should have been killed mid-way"
+    asked_before = calls.read_text().split()
+    subprocess.run([sys.executable, str(script), str(out), str(calls), "--resume"], env=env, check=True, timeout=240)
+    ids = [json.loads(l)["id"] for l in (out / "samples.jsonl").read_text().splitlines()]
+    assert ids == [f"s{i:03d}" for i in range(40)]  # none lost, none twice, in the order of the questions
+    asked_after = calls.read_text().split()[len(asked_before):]
+    assert not set(asked_after) & checkpointed  # a checkpointed answer is never asked for again
+    assert set(asked_before) | set(asked_after) == set(ids)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["summary"]["n_done"] == 40
+
+
+class Doubler:
+    """A worker that takes its time."""
+
+    def run(self, x):
+        time.sleep(0.3)
+        return 2 * x
+
+
+def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
+    from vericite.distributed import RayPool
+
+    pool = RayPool(Doubler, 2, "auto")
+    try:
+        pids = pool.pids()
+        batches = pool.map("run", [(str(i), i) for i in range(8)])
+        got = dict([next(batches)])
+        os.kill(pids[0], signal.SIGKILL)  # one actor's process dies with a batch in hand
+        got.update(batches)
+        assert got == {str(i): 2 * i for i in range(8)}  # every batch once, the lost one run again
+        assert len(set(pool.pids()) - set(pids)) == 1  # the actor was restarted in a new process
+    finally:
+        pool.close()

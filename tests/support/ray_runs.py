@@ -1,0 +1,62 @@
+"""Ray tests' shared pieces: questions with knowledge, answers that cite, a slow generation script to kill."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+#: the driver script killed mid-run by tests/e2e/test_ray.py: 40 questions, 2 actors, a fake model that sleeps;
+#: every call the model answers is appended to CALLS (one line: the question), from whichever process made it
+SLOW_RAY_RUN = textwrap.dedent(
+    """
+    import os, re, sys, time
+    from vericite.runs.config import GenerateConfig
+    from vericite.runs.distributed import generate_pooled
+    from vericite.models.fake import FakeBackend
+    from vericite.types import Sample, Triple
+
+    CALLS = sys.argv[2]
+
+    def slow(messages, params):
+        time.sleep(0.15)
+        asked = re.findall(r"Question (\\d{3})[?]", messages[-1]["content"])
+        with open(CALLS, "a") as f:
+            f.write("s" + asked[-1] + "\\n")
+        return "Ann was a painter [Q1, occupation: painter]."
+
+    samples = [Sample(f"s{i:03d}", f"Question {i:03d}?", [Triple("Q1", "occupation", "painter", "Ann")]) for i in range(40)]
+    cfg = GenerateConfig(dataset="x", model="fake", knowledge="given", cache=False)
+    generate_pooled(cfg, sys.argv[1], ray="auto", workers=2, resume=len(sys.argv) > 3, samples=samples,
+                    backend_factory=lambda: FakeBackend(replies=slow), progress=False, batch_size=3)
+    """
+)
+
+
+def write_questions(path: Path, n: int = 12) -> Path:
+    """``n`` questions, each with two facts about its own person."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({"id": f"q{i:02d}", "question": f"What did person {i} do?", "knowledge": [
+                {"subject": f"Q{i}", "subject_label": f"P{i}", "property": "occupation", "value": f"job{i}"},
+                {"subject": f"Q{i}", "property": "place of birth", "value": f"town{i}"}]}) + "\n")
+    return path
+
+
+def write_answers(path: Path, n: int = 30) -> Path:
+    """``n`` answers to evaluate with the triple judge: some citations right, some wrong, some [NA]."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            k = [{"subject": f"Q{i}", "property": "occupation", "value": f"job{i}"}, {"subject": f"Q{i}", "property": "place of birth", "value": f"town{i}"}]
+            wrong = "town0" if i % 3 else f"town{i}"
+            answer = f"P{i} worked as job{i} [Q{i}, occupation: job{i}]. P{i} was born in {wrong} [Q{i}, place of birth: {wrong}]."
+            if i % 4 == 0:
+                answer += " P{i} liked tea [NA]."
+            f.write(json.dumps({"id": f"a{i:02d}", "question": f"Who is P{i}?", "answer": answer, "knowledge": k, "gold": k[:1]}) + "\n")
+    return path
+
+
+def without_timings(text: str) -> str:
+    """A samples.jsonl with each record's wall time (``"seconds": x``, different in any two runs) blanked."""
+    return re.sub(r'"seconds": [0-9.e-]+', '"seconds": 0', text)

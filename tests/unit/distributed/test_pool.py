@@ -1,0 +1,59 @@
+"""distributed/: the thread pool builds one worker per thread and yields every batch once; the checkpoint reads
+back what was written, cuts a torn last line, and starts empty without resume; an address nothing answers on is
+one line."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from vericite.distributed import Checkpoint, ThreadPool
+from vericite.distributed.pool import _probe
+from vericite.errors import VericiteError
+
+built: list[int] = []
+
+
+class Doubler:
+    def __init__(self) -> None:
+        built.append(threading.get_ident())
+
+    def run(self, xs):
+        time.sleep(0.01 * (5 - xs[0] % 5))  # later batches finish first
+        return [2 * x for x in xs]
+
+
+def test_thread_pool_builds_a_worker_per_thread_and_yields_each_batch_once():
+    built.clear()
+    pool = ThreadPool(Doubler, 3)
+    try:
+        got = dict(pool.map("run", [(f"b{i}", [i, i + 100]) for i in range(10)]))
+    finally:
+        pool.close()
+    assert got == {f"b{i}": [2 * i, 2 * i + 200] for i in range(10)}
+    assert 1 <= len(built) <= 3 and len(set(built)) == len(built)
+
+
+def test_checkpoint_reads_back_cuts_a_torn_line_and_starts_empty_without_resume(tmp_path):
+    ck = Checkpoint(tmp_path)
+    ck.put("a", [1, {"x": "é"}])
+    ck.put("b", None)
+    with ck.path.open("a") as f:
+        f.write('{"key": "c", "resu')  # a driver killed while writing
+    again = Checkpoint(tmp_path, resume=True)
+    assert "a" in again and again.get("a") == [1, {"x": "é"}] and "b" in again and "c" not in again
+    again.put("c", 3)
+    assert Checkpoint(tmp_path, resume=True).get("c") == 3
+    assert len(Checkpoint(tmp_path)) == 0 and ck.path.read_text() == ""
+
+
+def test_an_address_nothing_answers_on_is_one_line():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(VericiteError, match=r"cannot reach the Ray cluster at 127.0.0.1:\d+"):
+        _probe(f"127.0.0.1:{port}", timeout=2)

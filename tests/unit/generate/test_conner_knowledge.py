@@ -1,0 +1,72 @@
+"""conner-knowledge: CONNER's zero-shot prompt, few-shot demonstrations from the other questions (never the item
+itself, seeded), retrieved and reference knowledge; mistakes said before anything runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from vericite import registry
+from vericite.errors import VericiteError
+from vericite.models.fake import FakeBackend
+from vericite.types import Sample
+
+SAMPLES = [Sample(id=f"s{i}", question=f"question {i}?", meta={"topic": f"T{i}", "reference_knowledge": f"knowledge {i}."}) for i in range(4)]
+
+
+def method(**args):
+    fake = FakeBackend(default="Rome is old.")
+    m = registry.create("methods", "conner-knowledge", backend=fake, **args)
+    return m, fake
+
+
+def test_zero_shot_prompt_is_connners():
+    m, fake = method()
+    m.check_samples(SAMPLES, "x")
+    rec = m.answer(SAMPLES[0])
+    assert rec["output"] == "Rome is old." and rec["knowledge_source"] == "generate" and "demonstrations" not in rec
+    assert fake.prompts[0][-1]["content"] == "Topic: T0\nGenerate a Wikipedia to answer the given question.\nQuestion: question 0?\nWikipedia:"
+
+
+def test_few_shot_demonstrations_are_other_items_with_their_reference():
+    m, fake = method(shot=2, seed=3)
+    m.check_samples(SAMPLES, "x")
+    rec = m.answer(SAMPLES[1])
+    assert len(rec["demonstrations"]) == 2 and "s1" not in rec["demonstrations"]
+    prompt = fake.prompts[0][-1]["content"]
+    for d in rec["demonstrations"]:
+        assert f"Wikipedia: knowledge {d[1:]}." in prompt
+    assert prompt.endswith("Question: question 1?\nWikipedia:")
+    again, _ = method(shot=2, seed=3)
+    again.check_samples(SAMPLES, "x")
+    assert again.answer(SAMPLES[1])["demonstrations"] == rec["demonstrations"]
+
+
+def test_reference_and_retrieved_knowledge():
+    m, fake = method(source="reference")
+    m.check_samples(SAMPLES, "x")
+    assert m.answer(SAMPLES[2])["output"] == "knowledge 2." and fake.n_calls == 0
+
+    class Store:
+        def search(self, q, k):
+            from vericite.types import Passage
+
+            return [(Passage("p1", "Retrieved text."), 1.0)]
+
+    m = registry.create("methods", "conner-knowledge", backend=None, retriever=Store(), source="retrieve")
+    m.check_samples(SAMPLES, "x")
+    rec = m.answer(SAMPLES[0])
+    assert rec["output"] == "Retrieved text." and rec["retrieved"] == ["p1"]
+
+
+def test_mistakes_before_anything_runs():
+    m, _ = method(shot=4)
+    with pytest.raises(VericiteError, match="shot=4"):
+        m.check_samples(SAMPLES, "x")
+    m = registry.create("methods", "conner-knowledge", backend=None, source="retrieve")
+    with pytest.raises(VericiteError, match="needs an index"):
+        m.check_samples(SAMPLES, "x")
+    m, _ = method(source="reference")
+    with pytest.raises(VericiteError, match="no reference knowledge"):
+        m.check_samples([Sample(id="a", question="q")], "mine")
+    with pytest.raises(VericiteError, match="invalid"):
+        method(source="web")

@@ -1,0 +1,110 @@
+"""CONNER's measures with the fakes: values worked out from the fake judge's word overlap, the fake LM's hashed
+log-probs and the fake scorer's Jaccard overlap; bad input is not computed with its reason, never a zero."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vericite.errors import VericiteError
+from vericite.fakes.judges import ThreeWayJudge
+from vericite.fakes.scoring import FakePairScorer
+from vericite.metrics.conner import NAMES, ConnerMetric, sigmoid
+from vericite.models.fake import FakeBackend
+from vericite.types import AttributedAnswer, Passage, Sample
+
+
+def item(i, knowledge, *, answer="Rome", passages=("Rome is the capital of Italy.",), topic="Italy"):
+    s = Sample(id=f"q{i}", question="What is the capital of Italy?", answers=[[answer]] if answer else None,
+               passages=[Passage(f"p{j}", t) for j, t in enumerate(passages)], meta={"topic": topic} if topic else {})
+    return s, AttributedAnswer(raw=knowledge)
+
+
+def run(items, **kw):
+    m = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), scorer=FakePairScorer(), resamples=50, **kw)
+    samples, answers = zip(*items)
+    return m.score_answers(list(samples), list(answers))
+
+
+def test_every_measure_is_computed_on_good_input_and_recorded():
+    r = run([item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is not the capital of Italy."), item(2, "Milan has a cathedral. It is big.")])
+    assert set(r.results) == set(NAMES)
+    assert all(r.results[n].value is not None for n in NAMES), {n: r.results[n].reason for n in NAMES}
+    per = [s["conner"] for s in r.scores]
+    # factuality, min over sentences: "It is old." is not in the evidence -> not_enough_info for item 0
+    assert per[0]["factuality_vector"] == {"supports": 0.1, "refutes": 0.1, "not_enough_info": 0.8}
+    assert per[1]["factuality_label"] == "factual_inconsistent"  # a negation against shared words
+    assert r.results["factual_inconsistent"].value == pytest.approx(1 / 3)
+    assert r.results["factuality"].details["mean_probabilities"]["supports"] == pytest.approx(0.1)
+    # relevance: the sigmoid of the fake scorer's Jaccard overlap
+    q, k = "What is the capital of Italy?", "Rome is the capital of Italy. It is old."
+    assert per[0]["relevance"] == pytest.approx(round(sigmoid(FakePairScorer().score([(q, k)])[0]), 6))
+    # validity: the fake reader says "Rome", the gold answer is Rome: the premise holds every word
+    assert per[0]["reader_answer"] == "Rome" and per[0]["validity"] == pytest.approx(0.8)
+    for name in ("coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"):
+        assert 0.0 <= per[0][name] <= 1.0
+    from vericite.metrics.conner import q_know
+
+    assert per[0]["q_know"] == q_know(per[0]) and q_know({"factuality": 1.0}) is None
+    st = r.settings["conner"]
+    assert st["aggregation"] == "min" and st["judge"] == "fake-3way@1" and st["lm"] == "fake" and st["unrelated"] == 3
+    assert r.counts["judge_calls"] > 0 and all(j["purpose"] in ("factuality", "validity") for j in r.judgements[0])
+
+
+def test_informativeness_and_coherence_follow_their_equations():
+    fake = FakeBackend()
+    k = "Rome is old. Rome has seven hills."
+    r = run([item(0, k), item(1, "Paris is big. Paris is in France.")])
+    per = r.scores[0]["conner"]
+    prefix = "Generate a Wikipedia to answer the given question. Topic: Italy Question: What is the capital of Italy? Wikipedia: "
+    lps = fake.continuation_logprobs([(prefix, k)])[0]
+    assert per["informativeness"] == pytest.approx(1 - math.exp(sum(lps) / len(lps)), abs=1e-6)
+    rows = fake.continuation_token_spans([("", k)])[0]
+    first, second = [lp for s, e, lp in rows if e <= 12], [lp for s, e, lp in rows if s >= 13]
+    inv = [math.exp(sum(x) / len(x)) for x in (first, second)]
+    assert per["coherence_sentence"] == pytest.approx(sum(inv) / 2, abs=1e-6)
+    assert per["coherence_paragraph"] in (0.0, 0.5, 1.0) or 0 < per["coherence_paragraph"] < 1
+
+
+def test_bad_input_is_not_computed_with_its_reason():
+    items = [item(0, ""), item(1, "Rome"), item(2, "Rome is the capital. It is old.", answer=None, passages=()),
+             item(3, "Paris is in France. It is big.", answer=None, passages=())]
+    r = run(items)
+    per = [s["conner"] for s in r.scores]
+    assert per[0]["not_computed"]["relevance"] == "empty knowledge" and "relevance" not in per[0]
+    assert per[1]["not_computed"]["factuality"] == "knowledge of one word"
+    assert per[2]["not_computed"]["factuality"].startswith("no evidence")
+    assert per[2]["not_computed"]["helpfulness"] == "no gold answer"
+    assert per[2]["not_computed"]["validity"] == "no gold answer and no evidence"
+    assert "relevance" in per[2] and "coherence_sentence" in per[2]  # the rest are computed
+    assert r.results["factuality"].value is None and r.results["factuality"].n == 0
+    assert r.results["relevance"].n == 2 and r.results["relevance"].details["left_out"] == {"empty knowledge": 1, "knowledge of one word": 1}
+
+
+def test_without_models_the_measures_say_why():
+    s, a = item(0, "Rome is the capital of Italy. It is old.")
+    r = ConnerMetric(resamples=0).score_answers([s, s], [a, a])
+    assert r.results["factuality"].reason.startswith("no judge")
+    assert r.results["relevance"].reason == "no relevance model"
+    assert r.results["informativeness"].reason == "no language model (--lm)"
+
+
+def test_aggregation_max_is_recorded_and_options_are_checked():
+    r = run([item(0, "Rome is the capital of Italy. It is old."), item(1, "Milan is big. It is old.")], aggregation="max")
+    assert r.scores[0]["conner"]["factuality_label"] == "factual_consistent" and r.settings["conner"]["aggregation"] == "max"
+    with pytest.raises(VericiteError, match="aggregation"):
+        ConnerMetric(aggregation="median")
+    with pytest.raises(VericiteError, match="not a CONNER measure"):
+        ConnerMetric(metrics=["fluency"])
+
+
+def test_evidence_comes_from_the_retriever_when_an_item_has_none():
+    class Store:
+        def search(self, query, k=10):
+            return [(Passage("x", "Rome is the capital of Italy."), 1.0)]
+
+    s, a = item(0, "Rome is the capital of Italy. It is old.", passages=())
+    m = ConnerMetric(ThreeWayJudge(), retriever=Store(), evidence_index="idx", metrics=["factuality"], resamples=0)
+    r = m.score_answers([s], [a])
+    assert r.results["factuality"].value == pytest.approx(0.1) and r.settings["conner"]["evidence_index"] == "idx"
