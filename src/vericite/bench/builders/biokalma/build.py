@@ -20,7 +20,6 @@ whole build, and a second ``build`` of the same ``--out`` is refused in one line
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import Counter
@@ -30,8 +29,9 @@ from typing import Any, Callable, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ....errors import DataError, VericiteError
-from ....jsonl import append, cut_torn_line, read_appended, write_json_atomic, write_jsonl_atomic
+from ....jsonl import append, read_appended, write_json_atomic, write_jsonl_atomic
 from ....outputs import PathLock, check_out_file
+from ..resume import open_for_resume
 from .card import timing_summary
 from .evolve import BUILDER_VERSION, EntryBuilder, EvolveOptions
 from .graph import GraphPool
@@ -132,20 +132,7 @@ def _build_locked(
     from ....progress import progress_bar
 
     out = paths["out"]
-    previous: dict[str, Any] = {}
-    if out.exists() or paths["log"].exists():
-        if not resume:
-            raise VericiteError(f"{out} already exists: pass --resume to continue it, or choose another --out")
-        try:
-            previous = json.loads(paths["log"].read_text(encoding="utf-8")) if paths["log"].exists() else {}
-        except (OSError, json.JSONDecodeError):
-            raise DataError(f"cannot resume: {paths['log']} is unreadable") from None
-        old = previous.get("fingerprint")
-        if old is not None and old != cfg.fingerprint():
-            diff = sorted(k for k in set(old) | set(cfg.fingerprint()) if old.get(k) != cfg.fingerprint().get(k))
-            raise VericiteError(f"cannot resume {out}: the configuration differs ({', '.join(diff[:5])}); use another --out")
-        cut_torn_line(out)
-        cut_torn_line(paths["skipped"])
+    previous = open_for_resume(paths, cfg.fingerprint(), resume)
 
     t_setup = time.perf_counter()
     pool = open_pool(cfg)

@@ -16,7 +16,6 @@ more). The split is by query (``test_share`` of queries, by a hash of the query)
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import statistics
 import time
@@ -27,8 +26,9 @@ from typing import Any, Callable, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ....errors import DataError, VericiteError
-from ....jsonl import append, cut_torn_line, read_appended, write_json_atomic, write_jsonl_atomic
+from ....jsonl import append, read_appended, write_json_atomic, write_jsonl_atomic
 from ....outputs import PathLock, check_out_file
+from ..resume import open_for_resume
 from .graph import DEFAULT_EXCLUDE, FactGraph, value_key
 from .queries import (
     CLASSES,
@@ -211,20 +211,7 @@ def _build_locked(cfg: CaqaConfig, paths: dict[str, Path], resume: bool, progres
     from ....progress import progress_bar
 
     out = paths["out"]
-    previous: dict[str, Any] = {}
-    if out.exists() or paths["log"].exists():
-        if not resume:
-            raise VericiteError(f"{out} already exists: pass --resume to continue it, or choose another --out")
-        try:
-            previous = json.loads(paths["log"].read_text(encoding="utf-8")) if paths["log"].exists() else {}
-        except (OSError, json.JSONDecodeError):
-            raise DataError(f"cannot resume: {paths['log']} is unreadable") from None
-        old = previous.get("fingerprint")
-        if old is not None and old != cfg.fingerprint():
-            diff = sorted(k for k in set(old) | set(cfg.fingerprint()) if old.get(k) != cfg.fingerprint().get(k))
-            raise VericiteError(f"cannot resume {out}: the configuration differs ({', '.join(diff[:5])}); use another --out")
-        cut_torn_line(out)
-        cut_torn_line(paths["skipped"])
+    previous = open_for_resume(paths, cfg.fingerprint(), resume)
     groups, cut = _item_groups(out)
     if cut:
         write_jsonl_atomic(out, [r for i in sorted(groups) for r in groups[i]])

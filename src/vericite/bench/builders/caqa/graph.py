@@ -22,20 +22,10 @@ import pyoxigraph as ox
 from ....knowledge import terms as T
 from ....knowledge.store import OxigraphStore
 from ....types import normalise_property
+from ..biokalma.pool import DEFAULT_EXCLUDE as BIOKALMA_EXCLUDE
 
-#: relations that are labels or bookkeeping, never asked about (BioKaLMA's builder leaves out the same ones)
-DEFAULT_EXCLUDE: tuple[str, ...] = (
-    "name",
-    "also known as",
-    "given name",
-    "surname",
-    "family name",
-    "instance of",
-    "topic's main category",
-    "topic's main infobox",
-    "described by source",
-    "commons category",
-)
+#: relations that are labels or bookkeeping, never asked about: BioKaLMA's builder's, and Commons categories
+DEFAULT_EXCLUDE: tuple[str, ...] = (*BIOKALMA_EXCLUDE, "commons category")
 
 _HASH = re.compile(r"[0-9a-f]{32}")
 _BARE_ID = re.compile(r"[QPL][1-9][0-9]*")
