@@ -107,6 +107,26 @@ def test_judge_eval_on_ray_gives_the_local_judgements(tmp_path, ray_local):
         assert rr[key] == rl[key], key
 
 
+def test_judge_eval_tasks_caqa_and_alce_human_judge_on_ray(tmp_path, ray_local):
+    """--ray reaches every judge-eval task, not only labelled pairs: the judgements are the local ones, and the
+    actors did the judging (their checkpoint)."""
+    from tests.support.alce_human import write_mini
+    from tests.support.caqa import write_pool
+
+    data = tmp_path / "caqa.jsonl"
+    invoke(["build", "caqa", "--pool", str(write_pool(tmp_path)), "--n", "30", "--verbalise", "template", "--out", str(data), "-q"])
+    mini = write_mini(tmp_path)
+    for name, common in (
+        ("caqa", ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(data), "--split", "train", "-q"]),
+        ("alce", ["judge-eval", "--task", "alce-human", "--judge", "fake", "--data", str(mini), "-q"]),
+    ):
+        invoke([*common, "--out", str(tmp_path / f"{name}-local")])
+        invoke([*common, "--out", str(tmp_path / f"{name}-ray"), "--ray", "auto", "--workers", "2"])
+        local, ray = ((tmp_path / f"{name}-{d}" / "judgements.jsonl").read_text() for d in ("local", "ray"))
+        assert local and ray == local, name
+        assert (tmp_path / f"{name}-ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2, name  # two actors' parts
+
+
 def test_workers_without_ray_is_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["evaluate", "-i", str(write_answers(tmp_path / "a.jsonl", 2)), "-o", str(tmp_path / "o"), "--workers", "2"])
     assert r.exit_code != 0 and "--workers needs --ray" in r.output and "Traceback" not in r.output

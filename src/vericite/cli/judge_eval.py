@@ -119,12 +119,15 @@ def judge_eval(
 
     fmt = resolve_format(fmt, as_json)
     check_out_dir(out_dir)
+    def pooled(judge: Any) -> Any:  # --ray: the judge's judging on Ray actors, for every task
+        return on_ray(judge, str(judge_spec), {"threads": threads, "cache": cache, **server}, out_dir)
+
     if task == "caqa":
         from ..models import model_options
         from .judge_eval_caqa import judge_eval_caqa
 
         opts = model_options(SimpleNamespace(threads=threads, cache=cache, **server))
-        judge_eval_caqa(judge_spec, data, split, predictions, limit, batch_size, opts, out_dir, progress and not quiet, fmt)
+        judge_eval_caqa(judge_spec, data, split, predictions, limit, batch_size, opts, out_dir, progress and not quiet, fmt, wrap=pooled)
         return
     if split or predictions:
         raise VericiteError("--split and --predictions work with --task caqa only")
@@ -135,7 +138,7 @@ def judge_eval(
         from .judge_eval_alce import judge_eval_alce
 
         opts = model_options(SimpleNamespace(threads=threads, cache=cache, **server))
-        judge_eval_alce(judge_spec, data, limit, batch_size, opts, out_dir, progress and not quiet, fmt, resume)
+        judge_eval_alce(judge_spec, data, limit, batch_size, opts, out_dir, progress and not quiet, fmt, resume, wrap=pooled)
         return
     if resume:
         raise VericiteError("--resume works with --task alce-human only (a pairs run is judged whole)")
@@ -145,7 +148,7 @@ def judge_eval(
     from ..models import model_options
 
     judge = load_judge(judge_spec, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
-    judge = on_ray(judge, judge_spec, {"threads": threads, "cache": cache, **server}, out_dir)
+    judge = pooled(judge)
     from ..protocols import Judge
 
     if not isinstance(judge, Judge):

@@ -4,7 +4,7 @@ own judge (TRUE T5-11B, the file's automatic labels). The work is ``judges/meta_
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import click
 
@@ -105,6 +105,7 @@ def judge_eval_alce(
     show_progress: bool,
     fmt: str,
     resume: bool,
+    wrap: Callable[[Any], Any] = lambda judge: judge,
 ) -> None:
     """``judge-eval --task alce-human``: read the file (before any model is loaded), build the judge, judge every
     distinct pair once, print and write the figures."""
@@ -116,7 +117,7 @@ def judge_eval_alce(
     from ..protocols import Judge
 
     f = read_alce_human(data if data is not None else default_file(), limit)
-    judge = load_judge(judge_spec, **model_opts)
+    judge = wrap(load_judge(judge_spec, **model_opts))  # --ray: its judging on actors
     if not isinstance(judge, Judge):
         raise VericiteError(f"{judge_spec!r} did not build a judge")
     fit = data_fit(judge, [(p.evidence, p.claim, "supports") for p in f.pairs()])

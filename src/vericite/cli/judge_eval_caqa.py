@@ -4,7 +4,7 @@ on CAQA items, per class and per complexity (CAQA Tables 5-6). The work is ``jud
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import click
 
@@ -26,7 +26,9 @@ def _num(x: Any) -> str:
 
 
 def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None, predictions: Path | None,
-                    limit: int | None, batch_size: int, model_opts: dict[str, Any], out_dir: Path, progress: bool, fmt: str) -> None:
+                    limit: int | None, batch_size: int, model_opts: dict[str, Any], out_dir: Path, progress: bool, fmt: str,
+                    wrap: Callable[[Any], Any] = lambda judge: judge) -> None:
+    """``judge-eval --task caqa``; ``wrap`` is applied to the judge once built (``--ray``: its judging on actors)."""
     from .. import jsonl
     from ..judges import meta_caqa as M
 
@@ -46,7 +48,7 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
         from ..judges.meta_figures import judge_identity
         from ..progress import progress_bar
 
-        judge = load_judge(judge_spec, **model_opts)
+        judge = wrap(load_judge(judge_spec, **model_opts))
         with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
             scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance)
         results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data),

@@ -192,13 +192,14 @@ def _load_judge(spec: str, options: dict[str, Any]) -> Any:
 
 
 class JudgeWorker:
-    """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes and gives plain data."""
+    """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes whole pairs (question and
+    context included) and gives plain data."""
 
     def __init__(self, judge: Any) -> None:
         self.judge = judge
 
-    def judge_pairs(self, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-        return [j.to_dict() for j in self.judge.judge([JudgePair(e, c) for e, c in pairs])]
+    def judge_pairs(self, pairs: list[JudgePair]) -> list[dict[str, Any]]:
+        return [j.to_dict() for j in self.judge.judge(list(pairs))]
 
 
 def _judge_worker(spec: str, options: dict[str, Any]) -> JudgeWorker:
@@ -231,10 +232,12 @@ class PoolJudge:
         size = max(1, math.ceil(len(pairs) / self._pool.workers))
         parts = list(sentence_chunks(pairs, size))
         jid = str(getattr(self._local, "id", ""))
-        keyed = [(batch_key("judge", [jid, [[p.evidence, p.claim] for p in part]]), part) for part in parts]
+        # the whole pair goes to the workers and into the key: the question (CAQA's llm4) and the context (the
+        # triple judge reads the cited triple there) are part of what is judged, not only the two texts
+        keyed = [(batch_key("judge", [jid, [[p.evidence, p.claim, p.question, p.context] for p in part]]), part) for part in parts]
         ck = self._checkpoint
         results: dict[str, list[dict[str, Any]]] = {k: ck.get(k) for k, _ in keyed if ck is not None and k in ck}
-        send = [(k, [(p.evidence, p.claim) for p in part]) for k, part in keyed if k not in results]
+        send = [(k, list(part)) for k, part in keyed if k not in results]
         for key, result in self._pool.map("judge_pairs", send):
             if ck is not None:
                 ck.put(key, result)
