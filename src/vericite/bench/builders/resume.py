@@ -1,6 +1,7 @@
-"""What every dataset builder does before it writes: refuse an existing file unless ``--resume``, read the build
-log it left, refuse a configuration that differs from the one the file was started with, and cut a line torn by a
-crash from the dataset file and its skip list."""
+"""What every dataset builder does before it writes: check ``--out`` (a file it can write; something to resume
+when ``--resume``), and, holding the lock, refuse an existing file unless ``--resume``, read the build log it left,
+refuse a configuration that differs from the one the file was started with, and cut a line torn by a crash from
+the dataset file and its skip list."""
 
 from __future__ import annotations
 
@@ -10,6 +11,20 @@ from typing import Any, Mapping
 
 from ...errors import DataError, VericiteError
 from ...jsonl import cut_torn_line
+from ...outputs import check_out_file
+
+
+def check_out(paths: Mapping[str, Path], resume: bool) -> Path:
+    """``paths["out"]``, checked before the build takes its lock: not a folder, writable, and, with ``resume``,
+    a file (or its log) to continue; its folder is created."""
+    out = paths["out"]
+    if out.exists() and out.is_dir():
+        raise DataError(f"--out {out} is a folder; give a .jsonl file")
+    check_out_file(out)
+    if resume and not (out.exists() or paths["log"].exists()):
+        raise VericiteError(f"nothing to resume: {out} does not exist")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def open_for_resume(paths: Mapping[str, Path], fingerprint: Mapping[str, Any], resume: bool) -> dict[str, Any]:

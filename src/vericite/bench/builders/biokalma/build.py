@@ -28,10 +28,10 @@ from typing import Any, Callable, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ....errors import DataError, VericiteError
+from ....errors import VericiteError
 from ....jsonl import append, read_appended, write_json_atomic, write_jsonl_atomic
-from ....outputs import PathLock, check_out_file
-from ..resume import open_for_resume
+from ....outputs import PathLock
+from ..resume import check_out, open_for_resume
 from .card import timing_summary
 from .evolve import BUILDER_VERSION, EntryBuilder, EvolveOptions
 from .graph import GraphPool
@@ -108,13 +108,7 @@ def build_dataset(
     ``stop_after``: stop after that many pairs were tried in this call (tests of interruption)."""
     echo = echo or (lambda _m: None)
     paths = side_paths(cfg.out)
-    out = paths["out"]
-    if out.exists() and out.is_dir():
-        raise DataError(f"--out {out} is a folder; give a .jsonl file")
-    check_out_file(out)
-    if resume and not (out.exists() or paths["log"].exists()):
-        raise VericiteError(f"nothing to resume: {out} does not exist")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = check_out(paths, resume)
     with PathLock(paths["lock"], f"dataset {out}"):  # before anything is read, cut or appended
         return _build_locked(cfg, paths, resume, progress, generator, scorer_backend, echo, stop_after)
 

@@ -24,10 +24,10 @@ from typing import Any, Callable, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ....errors import DataError, VericiteError
+from ....errors import VericiteError
 from ....jsonl import append, read_appended, write_json_atomic, write_jsonl_atomic
-from ....outputs import PathLock, check_out_file
-from ..resume import open_for_resume
+from ....outputs import PathLock
+from ..resume import check_out, open_for_resume
 from .graph import DEFAULT_EXCLUDE, FactGraph, value_key
 from .items import Sampler, make_items
 from .queries import CLASSES
@@ -106,13 +106,7 @@ def build_caqa(
     """Build (or continue) ``cfg.out``; returns the build log. ``generator``: a ready backend (tests);
     ``stop_after``: stop after that many queries were tried in this call (tests of interruption)."""
     paths = side_paths(cfg.out)
-    out = paths["out"]
-    if out.exists() and out.is_dir():
-        raise DataError(f"--out {out} is a folder; give a .jsonl file")
-    check_out_file(out)
-    if resume and not (out.exists() or paths["log"].exists()):
-        raise VericiteError(f"nothing to resume: {out} does not exist")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = check_out(paths, resume)
     with PathLock(paths["lock"], f"dataset {out}"):
         return _build_locked(cfg, paths, resume, progress, generator, echo or (lambda _m: None), stop_after)
 
