@@ -12,7 +12,7 @@ import click
 from ..errors import VericiteError
 from .output import ci_text, echo_json, format_options, markdown_table, md_cell, resolve_format, rows_json
 from ..printable import printable
-from .options import on_ray, ray_options, server_options
+from .options import check_judge_fits, on_ray, ray_options, server_options
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -114,7 +114,6 @@ def judge_eval(
     """
     from ..judges import load_judge
     from ..judges.meta import load_pairs, run_judge_eval
-    from ..judges.meta_figures import data_fit
     from ..outputs import check_out_dir
 
     fmt = resolve_format(fmt, as_json)
@@ -153,19 +152,7 @@ def judge_eval(
 
     if not isinstance(judge, Judge):
         raise VericiteError(f"{judge_spec!r} did not build a judge")
-    fit = data_fit(judge, pairs.pairs)
-    if fit and fit["unfit"] == fit["pairs"]:
-        raise VericiteError(
-            f"{judge.id} cannot judge any of the {fit['pairs']} pairs in {pairs.path}: {fit['reason']} "
-            f"(first claim: {fit['example_claim']!r})"
-        )
-    if fit and fit["unfit"]:
-        click.secho(
-            f"warning: {fit['unfit']} of {fit['pairs']} pairs ({fit['unfit'] / fit['pairs']:.1%}) cannot be judged by "
-            f"{judge.id}: {fit['reason']}; they will count as unparseable",
-            fg="yellow",
-            err=True,
-        )
+    check_judge_fits(judge, pairs.pairs, pairs.path)
 
     from ..progress import progress_bar
 

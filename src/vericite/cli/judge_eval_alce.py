@@ -8,6 +8,7 @@ from typing import Any, Callable, Mapping
 
 import click
 
+from .options import check_judge_fits
 from .output import ci_text, echo_json, md_cell
 
 
@@ -112,7 +113,6 @@ def judge_eval_alce(
     from ..errors import VericiteError
     from ..judges import load_judge
     from ..judges.meta_alce import default_file, read_alce_human, run_alce_human_eval
-    from ..judges.meta_figures import data_fit
     from ..progress import progress_bar
     from ..protocols import Judge
 
@@ -120,16 +120,7 @@ def judge_eval_alce(
     judge = wrap(load_judge(judge_spec, **model_opts))  # --ray: its judging on actors
     if not isinstance(judge, Judge):
         raise VericiteError(f"{judge_spec!r} did not build a judge")
-    fit = data_fit(judge, [(p.evidence, p.claim, "supports") for p in f.pairs()])
-    if fit and fit["unfit"] == fit["pairs"]:
-        raise VericiteError(f"{judge.id} cannot judge any of the {fit['pairs']} pairs in {f.path}: {fit['reason']}")
-    if fit and fit["unfit"]:
-        click.secho(
-            f"warning: {fit['unfit']} of {fit['pairs']} pairs ({fit['unfit'] / fit['pairs']:.1%}) cannot be judged by "
-            f"{judge.id}: {fit['reason']}; they will count as unparseable",
-            fg="yellow",
-            err=True,
-        )
+    check_judge_fits(judge, [(p.evidence, p.claim, "supports") for p in f.pairs()], f.path)
     with progress_bar(len(f.pairs()), f"judging with {judge.id}", enabled=show_progress) as advance:
         results = run_alce_human_eval(judge, f, out_dir, batch_size, progress=advance, resume=resume)
     print_alce_human(results, out_dir, fmt)

@@ -86,3 +86,23 @@ def on_ray(judge: Any, spec: str, opts: dict[str, Any], out: Any) -> Any:
     pooled = pool_judge(judge, spec, model_options(SimpleNamespace(**opts)), ray=address, workers=workers, out=out)
     click.get_current_context().call_on_close(pooled.close)
     return pooled
+
+
+def check_judge_fits(judge: Any, pairs: Any, path: Any) -> None:
+    """judge-eval's check of its data against the judge (``judges.meta_figures.data_fit``): refused in one line
+    when the judge can judge none of ``pairs`` (its (evidence, claim, label) triples), warned about up front when
+    it cannot judge some (they count as unparseable)."""
+    from ..errors import VericiteError
+    from ..judges.meta_figures import data_fit
+
+    fit = data_fit(judge, pairs)
+    if fit and fit["unfit"] == fit["pairs"]:
+        example = f" (first claim: {fit['example_claim']!r})" if fit.get("example_claim") is not None else ""
+        raise VericiteError(f"{judge.id} cannot judge any of the {fit['pairs']} pairs in {path}: {fit['reason']}{example}")
+    if fit and fit["unfit"]:
+        click.secho(
+            f"warning: {fit['unfit']} of {fit['pairs']} pairs ({fit['unfit'] / fit['pairs']:.1%}) cannot be judged by "
+            f"{judge.id}: {fit['reason']}; they will count as unparseable",
+            fg="yellow",
+            err=True,
+        )
