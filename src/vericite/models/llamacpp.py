@@ -338,14 +338,8 @@ class LlamaCppBackend:
         """For each ``(prefix, continuation)``, the log-probability of every token of the continuation given the
         prefix (tokenised with BOS) and the continuation's earlier tokens (tokenised apart, without BOS, so the
         boundary is exact). Their sum is log P(continuation | prefix)."""
-        out = []
         with self._lock:
-            llm = self._llm if self._llm is not None else self.scorer
-            for prefix, continuation in pairs:
-                head = self.tokenize(prefix)
-                tail = list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False))
-                out.append(self._score_tokens(head + tail, max(1, len(head))))
-        return out
+            return [self._continuation(prefix, continuation)[1] for prefix, continuation in pairs]
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
         """:meth:`continuation_logprobs` with each token's character span in the continuation: one evaluation
@@ -357,9 +351,7 @@ class LlamaCppBackend:
         with self._lock:
             llm = self._llm if self._llm is not None else self.scorer
             for prefix, continuation in pairs:
-                head = self.tokenize(prefix)
-                tail = list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False))
-                lps = self._score_tokens(head + tail, max(1, len(head))) if tail else []
+                tail, lps = self._continuation(prefix, continuation)
                 raw = continuation.encode("utf-8")
                 ends, pos = [], 0
                 for t in tail:
@@ -376,6 +368,14 @@ class LlamaCppBackend:
                 spans = spans[len(spans) - len(lps) :]
                 out.append([(s, e, float(lp)) for (s, e), lp in zip(spans, lps)])
         return out
+
+    def _continuation(self, prefix: str, continuation: str) -> tuple[list[int], list[float]]:
+        """The continuation's tokens (tokenised apart, without BOS) and the log-probability of each given the
+        prefix (tokenised with BOS) and the tokens before it. Called with the lock held."""
+        llm = self._llm if self._llm is not None else self.scorer
+        head = self.tokenize(prefix)
+        tail = list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False))
+        return tail, (self._score_tokens(head + tail, max(1, len(head))) if tail else [])
 
     def _score_tokens(self, tokens: list[int], start: int) -> list[float]:
         """log P(tokens[i] | tokens[:i]) for i >= ``start``, in windows of the scorer's context."""
