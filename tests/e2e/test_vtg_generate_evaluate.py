@@ -9,10 +9,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from vericite import registry
 from vericite.cli.main import cli
 
-from tests.support.vtg import DOCS, scripted
+from tests.support.vtg import DOCS, script_model  # noqa: F401  (a fixture)
 
 ITEMS = [
     {"question": "Which cities are capitals?", "answer": "Paris and Rome are capitals.", "claims": ["Paris is a capital."],
@@ -20,16 +19,6 @@ ITEMS = [
     {"question": "Which city is in France?", "answer": "Paris.", "claims": ["Paris is in France."],
      "docs": [{"title": d.title, "text": d.text} for d in DOCS]},
 ]  # fmt: skip
-
-
-@pytest.fixture
-def script_model():
-    def factory(arg, *, ctx, **options):
-        return scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})
-
-    registry.backends.register("vtg-script", factory, replace=True)
-    yield "vtg-script"
-    registry.backends.unregister("vtg-script")
 
 
 def run(*args, code=0):

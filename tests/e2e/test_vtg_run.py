@@ -15,7 +15,7 @@ from vericite.bench.experiments.vtg import EXPERIMENTS
 from vericite.cli.main import cli
 from vericite.runs.runner import load_run_config
 
-from tests.support.vtg import DOCS, scripted
+from tests.support.vtg import DOCS, script_model  # noqa: F401  (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = [{"question": "Which cities are capitals?", "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}]
@@ -42,16 +42,6 @@ def test_methods_levels_give_the_baselines_their_options():
     assert exp.generation_at(3, args)["method_args"]["rerank_judge"] == "llm:x"
     assert exp.generation_at(4, args) == {"method": "vtg", "method_args": args}
     assert EXPERIMENTS["vtg-trials"].generation_at(2, args)["method_args"]["trials"] == 2
-
-
-@pytest.fixture
-def script_model():
-    def factory(arg, *, ctx, **options):
-        return scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})
-
-    registry.backends.register("vtg-script", factory, replace=True)
-    yield "vtg-script"
-    registry.backends.unregister("vtg-script")
 
 
 def test_run_the_ablation_experiment(tmp_path, script_model):

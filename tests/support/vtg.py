@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+import pytest
+
+from vericite import registry
 from vericite.models.fake import FakeBackend, last_user_message
 from vericite.types import Passage
 
@@ -46,3 +49,15 @@ def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, q
         return sentences[done] if done < len(sentences) else "End."
 
     return FakeBackend("vtg-script", replies=reply)
+
+
+@pytest.fixture
+def script_model():
+    """The backend name ``vtg-script``: a scripted model that writes two sentences about Paris and Rome and cites
+    them, registered for the test and removed after it."""
+    def factory(arg, *, ctx, **options):
+        return scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})
+
+    registry.backends.register("vtg-script", factory, replace=True)
+    yield "vtg-script"
+    registry.backends.unregister("vtg-script")
