@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
 
 from vericite.cli.main import cli
