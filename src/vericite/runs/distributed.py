@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..distributed import Checkpoint, Pool, open_pool
-from ..errors import BackendError, DataError, VericiteError
+from ..errors import BackendError, VericiteError
 from ..types import JudgePair, Judgement, Sample
 
 #: samples per batch sent to a worker (generation): small, so a killed driver loses little and workers stay busy
@@ -92,20 +92,12 @@ def generate_pooled(
     threads (``--concurrency``). ``samples``: the questions instead of ``cfg``'s dataset; ``backend_factory``:
     builds the model each worker uses instead of ``cfg.model`` (tests: a fake). Same manifest, files and errors as
     :func:`~vericite.runs.loop.generate_run`."""
-    from ..datasets import load_samples
-    from ..outputs import check_out_dir
     from ..progress import progress_bar
     from ..protocols import Closeable, SampleChecking
-    from .loop import build_method, check_failures, summarise
+    from .loop import build_method, check_failures, questions_of, summarise
     from .rundir import RunDir
 
-    check_out_dir(out)
-    if samples is None:
-        samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
-    if cfg.limit:
-        samples = samples[: cfg.limit]
-    if not samples:
-        raise DataError(f"dataset {cfg.dataset!r} has no questions")
+    samples = questions_of(cfg, out, samples)
     shared = None
     if ray is None and backend_factory is None:  # threads: one backend (its HTTP client, its cache) for all of them,
         from ..models import load_model, model_options  # each worker metering its own calls

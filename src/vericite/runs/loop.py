@@ -182,6 +182,22 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
     return create("methods", f"{cfg.method}:{cfg.model}", ctx, seed=cfg.seed, **options, **objects)  # type: ignore[no-any-return]
 
 
+def questions_of(cfg: Any, out: str | Path, samples: list[Sample] | None = None) -> list[Sample]:
+    """What a generation run answers: ``samples``, else ``cfg``'s dataset, cut to ``cfg.limit``; ``--out`` is
+    checked first (before a model is loaded), and a dataset with no question is one line."""
+    from ..datasets import load_samples
+    from ..outputs import check_out_dir
+
+    check_out_dir(out)
+    if samples is None:
+        samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
+    if cfg.limit:
+        samples = samples[: cfg.limit]
+    if not samples:
+        raise DataError(f"dataset {cfg.dataset!r} has no questions")
+    return samples
+
+
 def generate_run(
     cfg: Any,
     out: str | Path,
@@ -198,16 +214,7 @@ def generate_run(
     ``samples``, into ``out``. ``backend``: a ready model instead of ``cfg.model``; ``objects``: ready objects
     for the method's factory (KaLMA's ``graph``). Returns the finished manifest; raises ``IncompleteRun``
     (after writing the manifest) when more questions failed than ``cfg.max_failures`` allows, or all did."""
-    from ..datasets import load_samples
-    from ..outputs import check_out_dir
-
-    check_out_dir(out)  # before a model is loaded
-    if samples is None:
-        samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
-    if cfg.limit:
-        samples = samples[: cfg.limit]
-    if not samples:
-        raise DataError(f"dataset {cfg.dataset!r} has no questions")
+    samples = questions_of(cfg, out, samples)
     config = cfg.record()
     meter = UsageMeter()
     method = build_method(cfg, meter=meter, backend=backend, **objects)
