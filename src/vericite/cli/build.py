@@ -3,11 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
 from .options import server_options
+
+
+def builder_run_options(verbose_help: str) -> Callable[[Any], Any]:
+    """What every builder command takes besides its own options: --seed, --threads, the model-server options,
+    --no-cache, --resume, --verbose (``verbose_help`` says what it prints) and --quiet."""
+
+    def wrap(f: Any) -> Any:
+        for option in reversed(
+            [
+                click.option("--seed", type=int, default=0, show_default=True),
+                click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]"),
+                server_options,
+                click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache"),
+                click.option("--resume", is_flag=True, help="continue an interrupted build"),
+                click.option("--verbose", "-v", is_flag=True, help=verbose_help),
+                click.option("--quiet", "-q", is_flag=True, help="no progress bar"),
+            ]
+        ):
+            f = option(f)
+        return f
+
+    return wrap
 
 
 @click.group()
@@ -28,13 +50,7 @@ def build() -> None:
 @click.option("--relation", "relations", multiple=True, help="person-to-person relation to pair people by (repeatable) [default: father, mother, child, spouse, sibling, ...]")
 @click.option("--count-scope", type=click.Choice(["graph", "pool"]), default="graph", show_default=True, help="count Count_r and N over the whole graph or the pair's pool")
 @click.option("--min-gold", type=int, default=3, show_default=True, help="fewest triples a minimum knowledge set may have")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]")
-@server_options
-@click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache")
-@click.option("--resume", is_flag=True, help="continue an interrupted build")
-@click.option("--verbose", "-v", is_flag=True, help="print each entry and each skip as it happens")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@builder_run_options("print each entry and each skip as it happens")
 def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: bool, quiet: bool, **opts: Any) -> None:
     """Evolutionary question generation with minimum knowledge sets (KaLMA App. A)."""
     from ..bench.builders.biokalma.build import side_paths
@@ -87,13 +103,7 @@ def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: 
 @click.option("--max-tokens", type=int, default=96, show_default=True, help="most tokens of one model reply")
 @click.option("--provenance", help="where the graph's facts come from, said in the card (e.g. \"Wikidata, via BioKaLMA's released graphs\")")
 @click.option("--test-share", type=float, default=0.15, show_default=True, help="share of queries in the test split")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]")
-@server_options
-@click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache")
-@click.option("--resume", is_flag=True, help="continue an interrupted build")
-@click.option("--verbose", "-v", is_flag=True, help="print each query as it is built or skipped")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@builder_run_options("print each query as it is built or skipped")
 def caqa(no_cache: bool, resume: bool, verbose: bool, quiet: bool, **opts: Any) -> None:
     """Four-class attribution items (supportive, insufficient, contradictory, irrelevant) from logical queries
     over a graph (CAQA §4, Table 3, App. A)."""
