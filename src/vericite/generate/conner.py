@@ -9,8 +9,14 @@
 - ``retrieve``: the top passage BM25 finds in ``index`` for the query (CONNER's retrieved knowledge);
 - ``reference``: the dataset's own (NQ: the gold passage; WoW: the gold knowledge sentence).
 
+With ``pool=m`` the few-shot demonstrations come from a pool of m questions of the dataset drawn by the seed
+(the first ``shot`` of them, or with ``select=demonstrations`` the ``shot`` best by Q_know); ``select=knowledge``
+samples ``candidates`` knowledge texts with top-p and keeps the best by Q_know: CONNER's two uses of §5
+(``conner_select.py``).
+
 The record's ``output`` is the knowledge (what ``vericite evaluate --task conner`` measures); ``knowledge_source``,
-``prompt`` and, few-shot, the ids of the ``demonstrations`` are kept with it.
+``prompt`` and, few-shot, the ids of the ``demonstrations`` are kept with it; ``selection`` holds the scored
+candidates of knowledge selection and which was chosen.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import VericiteError, validation_message
+from ..metrics.conner_specs import Q_KNOW
 from ..types import GenParams, Sample
 
 VERSION = "conner-knowledge@1"
@@ -41,6 +48,15 @@ class ConnerKnowledgeOptions(BaseModel):
     max_tokens: int = Field(default=150, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
+    select: Literal["none", "knowledge", "demonstrations"] = "none"
+    candidates: int = Field(default=5, ge=1, le=100)  # r: knowledge texts sampled per query (select=knowledge)
+    pool: int | None = Field(default=None, ge=1)  # m: candidate demonstrations drawn from the dataset
+    gamma: list[float] = Field(default_factory=lambda: [0.25, 0.25, 0.25, 0.25], min_length=4, max_length=4)
+    select_judge: str | None = None  # three-way judge of Q_know's factuality [llm3:<model>]
+    select_lm: str | None = None  # the LM of coherence and informativeness [the method's model]
+    select_relevance_model: str = "ms-marco"
+    select_evidence_k: int = Field(default=10, ge=1)
 
 
 def block(sample: Sample, knowledge: str | None = None) -> str:
@@ -67,11 +83,13 @@ class ConnerKnowledge:
 
     id = VERSION
 
-    def __init__(self, backend: Any, opts: ConnerKnowledgeOptions, *, seed: int = 0, retriever: Any = None) -> None:
-        self.backend, self.opts, self.seed, self.retriever = backend, opts, seed, retriever
+    def __init__(self, backend: Any, opts: ConnerKnowledgeOptions, *, seed: int = 0, retriever: Any = None, q_know: Any = None) -> None:
+        self.backend, self.opts, self.seed, self.retriever, self.q_know = backend, opts, seed, retriever, q_know
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.pool: list[Sample] = []
         self._passages: dict[str, str] | None = None
+        self.demo_pool: list[Sample] | None = None  # pool=m: the candidate demonstrations, best first with select
+        self.demo_scores: list[dict[str, Any]] = []
 
     def _reference(self, sample: Sample) -> str | None:
         if self._passages is None and (sample.meta or {}).get("gold_document"):
@@ -86,17 +104,57 @@ class ConnerKnowledge:
         o = self.opts
         if o.source == "retrieve" and self.retriever is None:
             raise VericiteError("method conner-knowledge: source=retrieve needs an index: --index DIR (vericite docs index)")
-        if o.source == "reference" or (o.source == "generate" and o.shot):
+        if o.source == "reference" or (o.source == "generate" and o.shot and o.pool is None):
             missing = [s.id for s in samples[:50] if self._reference(s) is None]
             if missing:
                 raise VericiteError(f"method conner-knowledge: dataset {dataset} has no reference knowledge (e.g. {missing[0]}): source=reference and few-shot need it")
-            if o.source == "generate" and o.shot >= len(samples):
+            if o.source == "generate" and o.shot >= len(samples) and o.pool is None:
                 raise VericiteError(f"method conner-knowledge: shot={o.shot} needs more than {o.shot} questions in the run (it has {len(samples)}); demonstrations are never the item itself")
+        if o.pool is not None and o.source == "generate" and o.shot:
+            self._draw_pool(samples, dataset)
+
+    def _draw_pool(self, samples: Sequence[Sample], dataset: str) -> None:
+        """The pool of m candidate demonstrations: questions of the whole dataset (the same whatever ``--limit``)
+        with reference knowledge, drawn by the seed; with ``select=demonstrations``, ordered best first by Q_know."""
+        from ..datasets import load_samples
+
+        o = self.opts
+        everything = load_samples(dataset)
+        usable = [s for s in everything if self._reference(s)]
+        if len(usable) <= o.shot:
+            raise VericiteError(f"method conner-knowledge: pool={o.pool} needs more than shot={o.shot} questions with reference knowledge in {dataset} (it has {len(usable)})")
+        pool = random.Random(f"{self.seed}:pool").sample(usable, min(o.pool or 0, len(usable)))
+        if o.select == "demonstrations" and self.q_know is not None:
+            self.demo_scores = self.q_know.score(pool, [self._reference(d) or "" for d in pool])
+            from .conner_select import ranked
+
+            order = ranked(self.demo_scores)
+            pool, self.demo_scores = [pool[j] for j in order], [self.demo_scores[j] for j in order]
+        self.demo_pool = pool
 
     def demonstrations(self, sample: Sample) -> list[Sample]:
+        if self.demo_pool is not None:  # the pool's first n (best first with select=demonstrations), never the item
+            return [d for d in self.demo_pool if d.id != sample.id][: self.opts.shot]
         others = [s for s in self.pool if s.id != sample.id]
         rng = random.Random(f"{self.seed}:{sample.id}")
         return rng.sample(others, min(self.opts.shot, len(others)))
+
+    def _select_knowledge(self, sample: Sample, text: str, first: Any) -> tuple[Any, dict[str, Any], list[Any]]:
+        """r candidates (the first already generated), scored by Q_know; the best, the record's ``selection``,
+        and every completion (for the usage)."""
+        import dataclasses
+
+        from .conner_select import best
+
+        done = [first]
+        for j in range(1, self.opts.candidates):
+            params = dataclasses.replace(self.params, seed=self.seed + j)
+            done.append(self.backend.generate([[{"role": "user", "content": text}]], params)[0])
+        texts = [" ".join((c.text or "").split()) for c in done]
+        scored = self.q_know.score([sample] * len(texts), texts)
+        chosen = best(scored)
+        selection = {"select": "knowledge", "chosen": chosen, "candidates": [{"seed": self.seed + j, "knowledge": t, **e} for j, (t, e) in enumerate(zip(texts, scored))]}
+        return done[chosen], selection, done
 
     def answer(self, sample: Sample) -> dict[str, Any]:
         t0 = time.perf_counter()
@@ -115,9 +173,12 @@ class ConnerKnowledge:
             demos = self.demonstrations(sample) if o.shot else []
             text = "\n\n".join([*(block(d, self._reference(d)) for d in demos), block(sample)])
             c = self.backend.generate([[{"role": "user", "content": text}]], self.params)[0]
+            done = [c]
+            if o.select == "knowledge":
+                c, record["selection"], done = self._select_knowledge(sample, text, c)
             output = " ".join((c.text or "").split())
-            usage = {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens}
-            cached = bool(c.cached)
+            usage = {"prompt_tokens": sum(d.prompt_tokens for d in done), "completion_tokens": sum(d.completion_tokens for d in done)}
+            cached = all(bool(d.cached) for d in done)
             record.update(prompt=PROMPT_ID, shot=o.shot)
             if demos:
                 record["demonstrations"] = [d.id for d in demos]
@@ -136,11 +197,28 @@ class ConnerKnowledge:
             "index": self.opts.index,
             "seed": self.seed,
             "params": self.params.to_dict(),
+            **self._selection_manifest(),
         }
 
+    def _selection_manifest(self) -> dict[str, Any]:
+        """CONNER §5's settings (r, m, n, top-p, γ and the models of Q_know), and the demonstration pool."""
+        o = self.opts
+        if o.select == "none" and self.demo_pool is None:
+            return {}
+        out: dict[str, Any] = {"select": o.select, "top_p": o.top_p, "temperature": o.temperature, "shot": o.shot}
+        if o.select == "knowledge":
+            out["candidates"] = o.candidates
+        if self.demo_pool is not None:
+            out["pool"] = [{"id": d.id, **(self.demo_scores[j] if j < len(self.demo_scores) else {})} for j, d in enumerate(self.demo_pool)]
+            out["pool_size"] = len(self.demo_pool)
+        if self.q_know is not None:
+            out["q_know"] = {"gamma": dict(zip(Q_KNOW, self.q_know.gamma)), **self.q_know.metric.settings()}
+        return out
 
-def from_spec(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, retriever: Any = None, **method_args: Any) -> ConnerKnowledge:
-    """Registry factory: ``conner-knowledge:<model>`` (default qwen2.5-coder-1.5b), or ``backend=`` a ready one."""
+
+def from_spec(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, retriever: Any = None, q_know: Any = None, **method_args: Any) -> ConnerKnowledge:
+    """Registry factory: ``conner-knowledge:<model>`` (default qwen2.5-coder-1.5b), or ``backend=`` a ready one;
+    ``q_know=`` a ready Q_know scorer (``conner_select.QKnowScorer``) for ``select``."""
     from ..models import model_loader
     from ..registry import create
 
@@ -148,11 +226,55 @@ def from_spec(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, retriev
         opts = ConnerKnowledgeOptions(**method_args)
     except ValidationError as e:
         raise VericiteError(f"method conner-knowledge: invalid {validation_message(e)}") from None
+    model = arg or DEFAULT_MODEL
     if backend is None and opts.source == "generate":
-        backend = model_loader(ctx)(arg or DEFAULT_MODEL)
+        backend = model_loader(ctx)(model)
     if retriever is None and opts.index and opts.source == "retrieve":
         retriever = create("retrievers", f"bm25:{opts.index}", ctx, k=1)
-    return ConnerKnowledge(backend, opts, seed=seed, retriever=retriever)
+    if opts.select != "none":
+        if opts.source != "generate":
+            raise VericiteError(f"method conner-knowledge: select={opts.select} chooses generated knowledge: source=generate, not {opts.source}")
+        if opts.select == "knowledge" and opts.temperature == 0:
+            raise VericiteError("method conner-knowledge: select=knowledge samples several candidates: set temperature > 0 (and top_p, CONNER: 0.9); greedy decoding gives r copies of one text")
+        if opts.select == "demonstrations" and (not opts.shot or opts.pool is None):
+            raise VericiteError("method conner-knowledge: select=demonstrations keeps the top n of m candidate demonstrations: set shot=n (> 0) and pool=m (CONNER: n 8, m 30)")
+        if q_know is None and opts.index is None:
+            raise VericiteError(f"method conner-knowledge: select={opts.select} ranks by Q_know, whose factuality needs evidence: index=DIR (vericite docs index)")
+        if q_know is None:
+            q_know = _q_know_scorer(opts, ctx, model, backend, seed)
+    return ConnerKnowledge(backend, opts, seed=seed, retriever=retriever, q_know=q_know if opts.select != "none" else None)
+
+
+def _q_know_scorer(opts: ConnerKnowledgeOptions, ctx: Any, model: str, backend: Any, seed: int) -> Any:
+    """Q_know's measures (``conner`` metric, four measures) with the selection's judge, LM, scorer and evidence;
+    a model named twice (the method's, the judge's, the LM) is loaded once."""
+    import dataclasses
+
+    from ..metrics.conner_specs import Q_KNOW as MEASURES
+    from ..models import model_loader
+    from ..registry import create
+    from .conner_select import QKnowScorer
+
+    load = model_loader(ctx)
+    loaded: dict[str, Any] = {model: backend} if backend is not None else {}
+
+    def once(name: str) -> Any:
+        if name not in loaded:
+            loaded[name] = load(name)
+        return loaded[name]
+
+    ctx = dataclasses.replace(ctx, load_model=once)
+    judge = create("judges", opts.select_judge or f"llm3:{model}", ctx)
+    if not set(getattr(judge, "labels", ())) >= {"supports", "refutes", "not_enough_info"}:
+        raise VericiteError(f"method conner-knowledge: select_judge must be a three-way judge (llm3:<model>, nli3:<model>, fake-3way), not {opts.select_judge}")
+    lm = once(opts.select_lm or model)
+    scorer = create("scorers", opts.select_relevance_model, ctx)
+    retriever = create("retrievers", f"bm25:{opts.index}", ctx, k=opts.select_evidence_k)
+    metric = create(
+        "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, retriever=retriever, evidence_index=opts.index,
+        evidence_k=opts.select_evidence_k, metrics=MEASURES, gamma=opts.gamma, seed=seed, resamples=0,
+    )  # fmt: skip
+    return QKnowScorer(metric, opts.gamma)
 
 
 from_spec.options_model = ConnerKnowledgeOptions  # type: ignore[attr-defined]
