@@ -23,6 +23,8 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
   answer's tokens, ``unrelated`` knowledge texts of other items (seeded).
 - ``validity`` (Eq. 7–8): the LM reads k and answers q; with a gold answer, P(supports) of premise "q a*" and
   hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence.
+- ``answer_em`` (the downstream accuracy of §5's uses): the same reader's answer against the gold short answers,
+  SQuAD exact match with the best alias (ALCE's ``answer_em``); needs short answers (NQ), so WoW has none.
 
 Bad input: empty knowledge, knowledge of one word, no gold answer (helpfulness; validity without evidence
 either), no evidence (factuality), no model: that measure is not computed for that item, with the reason, and
@@ -165,8 +167,8 @@ class ConnerMetric:
             self._factuality(samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress)
         if want & {"coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"}:
             self._lm_measures(samples, texts, sentences, usable, values, reasons, want)
-        if "validity" in want:
-            self._validity(samples, texts, usable, values, reasons, extra, judgements, counts)
+        if want & {"validity", "answer_em"}:
+            self._validity(samples, texts, usable, values, reasons, extra, judgements, counts, want)
 
         r = Ratios()
         for name in self.names:
@@ -195,6 +197,8 @@ class ConnerMetric:
         for i in range(n):
             d: dict[str, Any] = {m: values[m][i] for m in self.names if values[m][i] is not None}
             d.update(extra[i])
+            if texts[i]:
+                d["n_sentences"] = len(sentences[i])
             q = q_know(d, self.gamma)
             if q is not None:
                 d["q_know"] = q
@@ -355,19 +359,37 @@ class ConnerMetric:
                 continue
             values["helpfulness"][i] = round(max(0.0, 1.0 - own / base), 6)
 
-    def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts) -> None:  # type: ignore[no-untyped-def]
-        if self.lm is None or self.judge is None:
+    def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts, want) -> None:  # type: ignore[no-untyped-def]
+        """The reader answers from the knowledge; its answer is judged (validity) and matched (answer_em)."""
+        from .alce import answer_scores
+
+        val, em = "validity" in want, "answer_em" in want
+        if self.lm is None:
             for i in usable:
-                reasons[i]["validity"] = "no language model (--lm)" if self.lm is None else "no judge (--judge llm3:<model>, nli3:<model>, fake-3way)"
+                for m in ("validity", "answer_em"):
+                    if m in want:
+                        reasons[i][m] = "no language model (--lm)"
             return
-        todo = []
+        todo, judged_items = [], set()
         for i in usable:
             gold = gold_answer(samples[i])
             evidence = [p.text for p in (samples[i].passages or []) if p.text.strip()]
-            if gold is None and not evidence:
-                reasons[i]["validity"] = "no gold answer and no evidence"
-                continue
-            todo.append(i)
+            need = False
+            if em:
+                if gold is None:
+                    reasons[i]["answer_em"] = "no gold short answer"
+                else:
+                    need = True
+            if val:
+                if self.judge is None:
+                    reasons[i]["validity"] = "no judge (--judge llm3:<model>, nli3:<model>, fake-3way)"
+                elif gold is None and not evidence:
+                    reasons[i]["validity"] = "no gold answer and no evidence"
+                else:
+                    need = True
+                    judged_items.add(i)
+            if need:
+                todo.append(i)
         prompts = [[{"role": "user", "content": READER_PROMPT.format(knowledge=texts[i], query=samples[i].question)}] for i in todo]
         done = self.lm.generate(prompts, GenParams(max_tokens=self.reader_tokens, temperature=0.0)) if prompts else []
         pairs: dict[int, list[JudgePair]] = {}
@@ -375,14 +397,20 @@ class ConnerMetric:
             answer = (c.text or "").strip().split("\n")[0].strip()
             extra[i]["reader_answer"] = answer
             if not answer:
-                reasons[i]["validity"] = "the reader gave no answer"
+                for m in ("validity", "answer_em"):
+                    if m in want and m not in reasons[i]:
+                        reasons[i][m] = "the reader gave no answer"
+                continue
+            if em and "answer_em" not in reasons[i]:
+                values["answer_em"][i] = answer_scores(samples[i].answers or [], answer)[0]  # type: ignore[index]
+            if i not in judged_items:
                 continue
             q, gold = samples[i].question, gold_answer(samples[i])
             if gold is not None:
                 pairs[i] = [JudgePair(f"{q} {gold}", f"{q} {answer}", question=q)]
             else:
                 pairs[i] = [JudgePair(p.text, answer, question=q) for p in samples[i].passages if p.text.strip()]
-        judged = judge_corpus(self.judge, [p for ps in pairs.values() for p in ps])
+        judged = judge_corpus(self.judge, [p for ps in pairs.values() for p in ps]) if pairs else {}
         counts["judge_calls"] += len(judged)
         for i, ps in pairs.items():
             probs = []

@@ -34,7 +34,7 @@ def q_know(scores: dict[str, Any], gamma: Sequence[float] = (0.25, 0.25, 0.25, 0
     return round(sum(g * float(v) for g, v in zip(gamma, vals)), 6)  # type: ignore[arg-type]
 
 
-MEASURES = ("factuality", "relevance", "coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness", "validity")
+MEASURES = ("factuality", "relevance", "coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness", "validity", "answer_em")
 SHARES = ("factual_consistent", "non_verified", "factual_inconsistent")
 NAMES = (*MEASURES, *SHARES)
 
@@ -51,6 +51,7 @@ SPECS: dict[str, MetricSpec] = {
     "informativeness": _spec("informativeness", ("answer", "meta"), "1 − exp(mean log P(knowledge token | CONNER's prefix, earlier tokens)) (Eq. 5)"),
     "helpfulness": _spec("helpfulness", ("answer", "answers"), "max(0, 1 − L(q, k, a) / mean L(q, unrelated k, a)), L the gold answer's cross-entropy (Eq. 6)"),
     "validity": _spec("validity", ("answer", "answers", "passages", "judge"), "P(supports) of the LM's answer read from the knowledge against the gold answer, or the best evidence (Eq. 7–8)"),
+    "answer_em": _spec("answer_em", ("answer", "answers"), "the validity reader's answer read from the knowledge equals a gold short answer (SQuAD normalisation, best alias): §5's downstream accuracy", "EM"),
     "factual_consistent": _spec("factual_consistent", ("answer", "passages", "judge"), "share of items whose aggregated verdict is supports", "consistent"),
     "non_verified": _spec("non_verified", ("answer", "passages", "judge"), "share of items whose aggregated verdict is not enough info", "non-verified"),
     "factual_inconsistent": _spec("factual_inconsistent", ("answer", "passages", "judge"), "share of items whose aggregated verdict is refutes", "inconsistent"),

@@ -108,3 +108,20 @@ def test_evidence_comes_from_the_retriever_when_an_item_has_none():
     m = ConnerMetric(ThreeWayJudge(), retriever=Store(), evidence_index="idx", metrics=["factuality"], resamples=0)
     r = m.score_answers([s], [a])
     assert r.results["factuality"].value == pytest.approx(0.1) and r.settings["conner"]["evidence_index"] == "idx"
+
+
+def test_answer_em_is_the_readers_answer_against_the_short_answers():
+    # the fake reader answers "Rome" to every question
+    r = run([item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is big. It has towers.", answer="Paris"),
+             item(2, "Milan is big. It is in Italy.", answer=None, passages=())])
+    per = [s["conner"] for s in r.scores]
+    assert per[0]["n_sentences"] == 2
+    assert per[0]["answer_em"] == 1.0 and per[1]["answer_em"] == 0.0 and per[1]["reader_answer"] == "Rome"
+    assert per[2]["not_computed"]["answer_em"] == "no gold short answer" and "reader_answer" not in per[2]
+    assert r.results["answer_em"].value == 0.5 and r.results["answer_em"].n == 2
+    assert r.results["answer_em"].details["left_out"] == {"no gold short answer": 1}
+    only = ConnerMetric(lm=FakeBackend(replies=lambda msgs, p: "the  ROME."), metrics=["answer_em"], resamples=0)
+    s, a = item(0, "Rome is the capital of Italy. It is old.")
+    res = only.score_answers([s], [a])
+    assert res.results["answer_em"].value == 1.0 and set(res.results) == {"answer_em"}  # SQuAD normalisation; no judge needed
+    assert ConnerMetric(resamples=0, metrics=["answer_em"]).score_answers([s], [a]).results["answer_em"].reason == "no language model (--lm)"
