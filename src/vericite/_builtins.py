@@ -77,6 +77,8 @@ r.experiments.register("conscious-incompetence", "vericite.bench.experiments.kal
 r.experiments.register("retrieval-accuracy", "vericite.bench.experiments.kalma:retrieval_accuracy_from_spec")
 for _name in ("docs_per_query", "queries", "trials", "ablation", "methods"):  # VTG's (levels change the generation)
     r.experiments.register(f"vtg-{_name.replace('_', '-')}", f"vericite.bench.experiments.vtg:{_name}_from_spec")
+r.experiments.register("conner-sources", "vericite.bench.experiments.conner:sources_from_spec")  # CONNER Tables 2-3
+r.experiments.register("conner-selection", "vericite.bench.experiments.conner:selection_from_spec")  # CONNER §5, Tables 7-8
 r.experiments.register("fake", "vericite.fakes.pipeline:experiment_from_spec")
 
 # tasks: what an input line carries, how answers cite, the metric suite (vericite evaluate --task)

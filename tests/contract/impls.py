@@ -325,6 +325,8 @@ IMPLS: list[Impl] = [
     Impl("experiments", "conscious-incompetence"),
     Impl("experiments", "retrieval-accuracy"),
     *(Impl("experiments", f"vtg-{e}") for e in ("docs-per-query", "queries", "trials", "ablation", "methods")),
+    Impl("experiments", "conner-sources"),
+    Impl("experiments", "conner-selection"),
     Impl("tasks", "fake"),
     Impl("tasks", "kalma"),
     Impl("tasks", "alce", extra=ALCE_FIELDS),

@@ -197,7 +197,7 @@ class ConnerKnowledge:
             "index": self.opts.index,
             "seed": self.seed,
             "params": self.params.to_dict(),
-            **self._selection_manifest(),
+            **({"selection": sel} if (sel := self._selection_manifest()) else {}),
         }
 
     def _selection_manifest(self) -> dict[str, Any]:
@@ -205,7 +205,7 @@ class ConnerKnowledge:
         o = self.opts
         if o.select == "none" and self.demo_pool is None:
             return {}
-        out: dict[str, Any] = {"select": o.select, "top_p": o.top_p, "temperature": o.temperature, "shot": o.shot}
+        out: dict[str, Any] = {"select": o.select, "top_p": o.top_p, "temperature": o.temperature, "shot": o.shot, "seed": self.seed}
         if o.select == "knowledge":
             out["candidates"] = o.candidates
         if self.demo_pool is not None:

@@ -35,7 +35,7 @@ def run_metadata(kind: str, config: dict[str, Any], manifest: dict[str, Any] | N
         "seed": config.get("seed", 0),
         "model": manifest.get("model"),
         "prompt": manifest.get("prompt"),
-        "generation": {k: manifest[k] for k in ("method", "parser", "knowledge_mode", "retriever", "params") if k in manifest} or None,
+        "generation": {k: manifest[k] for k in ("method", "parser", "knowledge_mode", "retriever", "params", "selection") if k in manifest} or None,
     }
 
 

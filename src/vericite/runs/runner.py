@@ -74,6 +74,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     from ..jsonl import read_appended
     from ..registry import create
     from .loop import generate_run
+    from ..protocols import GenerationVarying
     from .results import run_metadata, write_evaluation
 
     samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
@@ -117,7 +118,10 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
         level_results["counts"]["failed_calls"] = manifest.get("summary", {}).get("failed_calls", 0)
         level_results["tokens"] = manifest.get("summary", {}).get("tokens")
         write_evaluation(sub / "eval", level_results, evaluated, [])
-        rows.append({"level": level, "metrics": body["metrics"], "n": len(items), "skipped": skipped})
+        row = {"level": level, "metrics": body["metrics"], "n": len(items), "skipped": skipped}
+        if isinstance(exp, GenerationVarying) and (changed := exp.generation_at(level, dict(gen_cfg.method_args))):
+            row["generation"] = changed  # what the level ran: its method and options
+        rows.append(row)
         if base is None:
             base = (level_results, evaluated, manifest)
 

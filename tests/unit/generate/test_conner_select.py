@@ -54,7 +54,7 @@ def test_knowledge_selection_keeps_the_argmax_of_q_know():
     assert rec["output"] == BY_SEED[2] and fake.calls["generate"] == 3
     assert set(sel["candidates"][2]["scores"]) == {"factuality", "relevance", "coherence_paragraph", "informativeness"}
     assert rec["usage"]["completion_tokens"] == sum(len(BY_SEED[j].split()) for j in range(3))
-    man = m.manifest()
+    man = m.manifest()["selection"]
     assert man["select"] == "knowledge" and man["candidates"] == 3 and man["top_p"] == 0.9
     assert man["q_know"]["gamma"] == {"factuality": 0.25, "relevance": 0.25, "coherence_paragraph": 0.25, "informativeness": 0.25}
     json.dumps(rec), json.dumps(man)
@@ -64,7 +64,7 @@ def test_the_unselected_baseline_is_candidate_zero():
     base = registry.create("methods", "conner-knowledge", backend=FakeBackend(replies=sampler), temperature=0.7, top_p=0.9)
     base.check_samples([ROME], "x")
     rec = base.answer(ROME)
-    assert rec["output"] == BY_SEED[0] and "selection" not in rec and "select" not in base.manifest()
+    assert rec["output"] == BY_SEED[0] and "selection" not in rec and "selection" not in base.manifest()
 
 
 def test_gamma_decides():
@@ -102,7 +102,7 @@ def test_demonstration_selection_takes_the_top_n_of_the_pool(tmp_path):
     run = samples[:2]
     m, fake = method(select="demonstrations", shot=2, pool=6, seed=1)
     m.check_samples(run, spec)  # the pool is drawn from the whole dataset, not the run's two questions
-    man = m.manifest()
+    man = m.manifest()["selection"]
     pool = man["pool"]
     assert man["pool_size"] == 6 and len({p["id"] for p in pool}) == 6
     keys = [(p["q_know"] is not None, p["q_know"] if p["q_know"] is not None else p["q_know_partial"]) for p in pool]
@@ -112,12 +112,12 @@ def test_demonstration_selection_takes_the_top_n_of_the_pool(tmp_path):
     # the unselected baseline: the same pool (same seed), its first n in drawn order
     b, _ = method(shot=2, pool=6, seed=1)
     b.check_samples(run, spec)
-    assert {p["id"] for p in b.manifest()["pool"]} == {p["id"] for p in pool}
-    assert b.answer(run[0])["demonstrations"] == [p["id"] for p in b.manifest()["pool"] if p["id"] != run[0].id][:2]
+    assert {p["id"] for p in b.manifest()["selection"]["pool"]} == {p["id"] for p in pool}
+    assert b.answer(run[0])["demonstrations"] == [p["id"] for p in b.manifest()["selection"]["pool"] if p["id"] != run[0].id][:2]
     # with a different --limit the pool is the same
     c, _ = method(select="demonstrations", shot=2, pool=6, seed=1)
     c.check_samples(samples[:5], spec)
-    assert [p["id"] for p in c.manifest()["pool"]] == [p["id"] for p in pool]
+    assert [p["id"] for p in c.manifest()["selection"]["pool"]] == [p["id"] for p in pool]
 
 
 def test_an_item_is_never_its_own_demonstration(tmp_path):

@@ -1,7 +1,8 @@
 """Experiments: what varies across the levels of a run, and the samples of each level. ``base.py`` holds what
 every experiment is (:class:`Experiment`, :class:`Transformed`), ``kalma.py`` KaLMA's experiments (conscious
 incompetence, retrieval accuracy) and their sample transforms, ``vtg.py`` VTG's (sweeps of N, M, T, the
-ablations, the methods on the same questions), whose levels change the generation instead. Each experiment is registered in
+ablations, the methods on the same questions) and ``conner.py`` CONNER's (where the knowledge comes from, and §5's
+selections by Q_know), whose levels change the generation instead. Each experiment is registered in
 ``registry.experiments`` (``vericite/_builtins.py``); :func:`get_experiment` builds one by name."""
 
 from __future__ import annotations
