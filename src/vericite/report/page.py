@@ -16,6 +16,7 @@ from ..totals import token_totals
 from .answers import sample_html
 from .assets import read_asset
 from .charts import CHART_CSS
+from .conner import FactualityItems, conner_section
 from .format import esc
 from .sections import (
     charts_section,
@@ -63,8 +64,10 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
     total = 0
     judgement_stats: dict[str, dict[str, int]] = {}
     usages: list[Any] = []
+    knowledge = FactualityItems()  # CONNER §4.4's analyses, when the samples have CONNER scores
     for sample in jsonl.read_appended(samples_path, sstats, errors="replace"):
         total += 1
+        knowledge.add(sample)
         if len(rendered) < max_samples:
             rendered.append(sample_html(total, sample))
         for j in sample.get("judgements") or []:
@@ -83,6 +86,8 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
         sections.append(("charts", "Charts"))
     if results.get("experiments"):
         sections.append(("experiments", "Experiments"))
+    if knowledge:
+        sections.append(("conner", "Long tail / form"))
     sections += [("judges", "Judges"), ("counts", "Counts"), ("tokens", "Tokens"), ("samples", "Answers")]
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in sections)
     body = "".join(
@@ -91,6 +96,7 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
             metrics_section(metrics),
             charts_section(metrics),
             experiments_section(results.get("experiments") or {}),
+            conner_section(knowledge),
             judges_section(results, judgement_stats),
             counts_section(run_dir, results, sstats, total, has_samples),
             tokens_section(results, (sample_tokens["prompt"], sample_tokens["completion"]), total),

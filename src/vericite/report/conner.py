@@ -1,0 +1,137 @@
+"""CONNER §4.4's two analyses of factuality (seed conner_2310.07289, Figure 2), drawn from the per-item samples of
+a ``conner`` evaluation (``scores.conner``: ``factuality``, ``factuality_label``, ``n_sentences``; ``meta``:
+``page_views``):
+
+- **long tail**: factuality by how often the item's Wikipedia topic is viewed (WoW's dialogues carry their topic's
+  page views), in quartiles of the items' page views (equal counts; ties may fall either side of a boundary);
+- **long form**: factuality by the number of sentences of the knowledge (1, 2, 3, 4, 5, 6 or more).
+
+Per bucket: n, the mean aggregated P(supports) with a 95 % percentile bootstrap CI over the bucket's items
+(1000 resamples, seed 0), and the shares of items factual-consistent, non-verified and factual-inconsistent.
+Only items whose factuality was computed count; the section says how many had none, or no page views."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..stats import bootstrap_cis, point, ratio_of_sums
+from .charts import bar_chart
+from .format import esc, fmt, num
+
+LABELS = ("factual_consistent", "non_verified", "factual_inconsistent")
+SENTENCE_BUCKETS = (1, 2, 3, 4, 5, 6)  # 6: six or more
+RESAMPLES, SEED = 1000, 0
+
+
+class FactualityItems:
+    """The items of a run's samples.jsonl that the analyses use, gathered one record at a time."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []  # {"factuality", "label", "page_views"?, "n_sentences"?}
+        self.without = 0  # conner items whose factuality was not computed
+
+    def add(self, record: Any) -> None:
+        scores = record.get("scores") if isinstance(record, Mapping) else None
+        conner = scores.get("conner") if isinstance(scores, Mapping) else None
+        if not isinstance(conner, Mapping):
+            return
+        value = num(conner.get("factuality"))
+        if value is None:
+            self.without += 1
+            return
+        item: dict[str, Any] = {"factuality": value, "label": conner.get("factuality_label")}
+        meta = record.get("meta")
+        views = num(meta.get("page_views")) if isinstance(meta, Mapping) else None
+        if views is not None:
+            item["page_views"] = views
+        sentences = num(conner.get("n_sentences"))
+        if sentences is not None and sentences >= 1:
+            item["n_sentences"] = int(sentences)
+        self.items.append(item)
+
+    def __bool__(self) -> bool:
+        return bool(self.items) or self.without > 0
+
+
+def bucket_entry(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A bucket as a metric-like entry (what the bar chart draws): mean factuality, its CI, n and the shares."""
+    n = len(items)
+    values = [float(it["factuality"]) for it in items]
+    stat = ratio_of_sums(values, [1.0] * n)
+    lo, hi = bootstrap_cis({"f": stat}, n, resamples=RESAMPLES, seed=SEED)["f"] if n > 1 else (None, None)
+    entry: dict[str, Any] = {"value": point(stat, n) if n else None, "n": n, "ci": [lo, hi] if lo is not None else None}
+    if not n:
+        entry["reason"] = "no item"
+    for label in LABELS:
+        entry[label] = sum(1 for it in items if it.get("label") == label) / n if n else None
+    return entry
+
+
+def views_text(v: float) -> str:
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= size:
+            x = v / size
+            return f"{x:.0f}{suffix}" if x >= 100 else f"{x:.1f}{suffix}"
+    return f"{v:.0f}"
+
+
+def long_tail(items: Sequence[Mapping[str, Any]], buckets: int = 4) -> list[tuple[str, dict[str, Any]]]:
+    """(label, entry) per quartile of page views, fewest views first."""
+    have = sorted((it for it in items if "page_views" in it), key=lambda it: it["page_views"])
+    k = min(buckets, len(have))
+    out = []
+    for b in range(k):
+        part = have[b * len(have) // k : (b + 1) * len(have) // k]
+        if part:
+            label = f"Q{b + 1}: {views_text(part[0]['page_views'])}–{views_text(part[-1]['page_views'])} views"
+            out.append((label, bucket_entry(part)))
+    return out
+
+
+def long_form(items: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, entry) per number of sentences (1 ... 5, then 6 or more); empty buckets are left out."""
+    have = [it for it in items if "n_sentences" in it]
+    out = []
+    for b in SENTENCE_BUCKETS:
+        part = [it for it in have if (it["n_sentences"] >= b if b == SENTENCE_BUCKETS[-1] else it["n_sentences"] == b)]
+        if part:
+            out.append((f"{b}{'+' if b == SENTENCE_BUCKETS[-1] else ''} sentence{'s' if b > 1 else ''}", bucket_entry(part)))
+    return out
+
+
+def _table(rows: Sequence[tuple[str, Mapping[str, Any]]], head: str) -> str:
+    th = f"<tr><th>{esc(head)}</th><th>n</th><th>factuality</th><th>95% CI</th><th>consistent</th><th>non-verified</th><th>inconsistent</th></tr>"
+    trs = []
+    for label, e in rows:
+        ci = e.get("ci")
+        ci_text = f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "—"
+        trs.append(f"<tr><td>{esc(label)}</td><td>{e['n']}</td><td>{fmt(e['value'])}</td><td>{ci_text}</td>"
+                   + "".join(f"<td>{fmt(e[k])}</td>" for k in LABELS) + "</tr>")  # fmt: skip
+    return f'<table class="grid-table conner-table"><thead>{th}</thead><tbody>{"".join(trs)}</tbody></table>'
+
+
+def conner_section(found: FactualityItems) -> str:
+    """The section "Long tail and long form (CONNER §4.4)"; empty when no item has CONNER scores."""
+    if not found:
+        return ""
+    items = found.items
+    parts = ['<p class="muted">Mean aggregated P(supports) of the knowledge per bucket (bars), its 95% bootstrap CI '
+             "(whiskers), and the shares of items by verdict; from the items whose factuality was computed "
+             f"({len(items)}; {found.without} without).</p>"]  # fmt: skip
+    tail = long_tail(items)
+    n_views = sum(1 for it in items if "page_views" in it)
+    if tail:
+        parts.append("<h3>Long tail: factuality by the topic's page views</h3>")
+        parts.append(f'<p class="muted">Quartiles of the page views of the {n_views} items that carry them (WoW topics).</p>')
+        parts.append('<div class="charts">' + bar_chart("factuality by page views (quartiles)", tail, (0.0, 1.0)) + "</div>")
+        parts.append(_table(tail, "page views"))
+    else:
+        parts.append('<p class="muted">Long tail: no item carries page views (only WoW\'s dialogues do).</p>')
+    form = long_form(items)
+    if form:
+        parts.append("<h3>Long form: factuality by the knowledge's number of sentences</h3>")
+        parts.append('<div class="charts">' + bar_chart("factuality by number of sentences", form, (0.0, 1.0)) + "</div>")
+        parts.append(_table(form, "sentences"))
+    else:
+        parts.append('<p class="muted">Long form: no item records its number of sentences (evaluations before n_sentences).</p>')
+    return f'<section id="conner"><h2>{esc("Long tail and long form (CONNER §4.4)")}</h2>{"".join(parts)}</section>'
