@@ -7,6 +7,11 @@ analysis of CONNER §4.4, from ``<split>_topic_pageviews.txt``), the last uttera
 (``reference_knowledge``: the reference knowledge of Tables 2–3) and the gold response (``response``: the answer
 that helpfulness scores; validity of open answers is checked against evidence, Eq. 8). No ``answers``: WoW's
 answers are open.
+
+Its corpus (:class:`~vericite.protocols.CorpusProviding`) is the split's file read as CONNER's four-field format:
+the gold knowledge sentences are the documents (the topic their title), so ``vericite docs index wow-seen-500
+--index DIR`` gives BM25-retrieved knowledge and factuality evidence offline. It is the split's own gold knowledge,
+not Wikipedia as in CONNER (as nq-500's index is its own gold passages).
 """
 
 from __future__ import annotations
@@ -63,6 +68,9 @@ class WowDataset:
 
     def load(self, *, path: str | Path | None = None, **options: Any) -> list[Sample]:
         return load_wow(self.split, path or self.path)
+
+    def corpus_file(self, **options: Any) -> str:
+        return str(Path(self.path) if self.path else folder() / f"{self.split}_random_testset.txt")
 
 
 def seen_from_spec(arg: str, *, ctx: Any, **options: Any) -> WowDataset:

@@ -33,3 +33,15 @@ def test_the_shared_files():
     for split in ("seen", "unseen"):
         got = load_wow(split)
         assert len(got) == 500 and all(s.meta.get("page_views") is not None for s in got[:50])
+
+
+def test_its_corpus_is_the_gold_knowledge(tmp_path):
+    from vericite import registry
+    from vericite.knowledge.docs.loaders import read_corpus
+
+    p = tmp_path / "seen_random_testset.txt"
+    p.write_text("Beard\ti like beards.\tBeards are hair.\tIndeed!\nBeard\tmore?\tBeards are hair.\tYes.\nTea\tTea?\tTea is a drink.\tOk.\n", encoding="utf-8")
+    ds = registry.create("datasets", f"wow-seen-500:{p}")
+    assert ds.corpus_file() == str(p)
+    docs = list(read_corpus(ds.corpus_file()))
+    assert [(d.title, d.text) for d in docs] == [("Beard", "Beards are hair."), ("Tea", "Tea is a drink.")]
