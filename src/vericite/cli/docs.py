@@ -72,7 +72,7 @@ def _corpus_file(corpus: str) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print what was built as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress.")
 def index(corpus: str, index_dir: Path, retriever: str, passage_words: int, fmt: str, embedder: str, threads: int | None, as_json: bool, quiet: bool) -> None:
-    """Split CORPUS (a file, or nq-500) into passages and index them in --index. Run again after an
+    """Split CORPUS (a file, or nq-500, wow-seen-500, wow-unseen-500) into passages and index them in --index. Run again after an
     interruption to resume; run with another --retriever to add it."""
     from ..knowledge.docs import build_from_file
     from ..outputs import check_out_dir
