@@ -90,6 +90,10 @@ class ConnerKnowledge:
         self._passages: dict[str, str] | None = None
         self.demo_pool: list[Sample] | None = None  # pool=m: the candidate demonstrations, best first with select
         self.demo_scores: list[dict[str, Any]] = []
+        self.progress = False  # the pool's scoring shows progress (show_progress: the run's setting)
+
+    def show_progress(self, enabled: bool) -> None:
+        self.progress = enabled
 
     def _reference(self, sample: Sample) -> str | None:
         if self._passages is None and (sample.meta or {}).get("gold_document"):
@@ -125,7 +129,7 @@ class ConnerKnowledge:
             raise VericiteError(f"method conner-knowledge: pool={o.pool} needs more than shot={o.shot} questions with reference knowledge in {dataset} (it has {len(usable)})")
         pool = random.Random(f"{self.seed}:pool").sample(usable, min(o.pool or 0, len(usable)))
         if o.select == "demonstrations" and self.q_know is not None:
-            self.demo_scores = self.q_know.score(pool, [self._reference(d) or "" for d in pool])
+            self.demo_scores = self.q_know.score(pool, [self._reference(d) or "" for d in pool], progress=self.progress, label="Q_know of the demonstration pool")
             from .conner_select import ranked
 
             order = ranked(self.demo_scores)

@@ -41,12 +41,16 @@ class QKnowScorer:
     def __init__(self, metric: Any, gamma: Sequence[float]) -> None:
         self.metric, self.gamma = metric, tuple(float(g) for g in gamma)
 
-    def score(self, samples: Sequence[Sample], texts: Sequence[str]) -> list[dict[str, Any]]:
+    def score(self, samples: Sequence[Sample], texts: Sequence[str], *, progress: bool = False, label: str = "Q_know") -> list[dict[str, Any]]:
         """One entry per text: ``q_know`` (None unless all four measures were computed), ``q_know_partial``, the
-        four measures (``scores``) and the measures ``not_computed`` with their reasons."""
+        four measures (``scores``) and the measures ``not_computed`` with their reasons. ``progress``: a line on
+        stderr while the judge works (long for a pool of demonstrations)."""
         if not texts:
             return []
-        run = self.metric.score_answers(list(samples), [AttributedAnswer(raw=t) for t in texts])
+        from ..progress import progress_bar
+
+        bar = (lambda total, what: progress_bar(total, f"{label}: {what}", enabled=True)) if progress else None
+        run = self.metric.score_answers(list(samples), [AttributedAnswer(raw=t) for t in texts], progress=bar)
         out = []
         for per in run.scores:
             d = dict(per.get("conner") or {})

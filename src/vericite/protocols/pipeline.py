@@ -128,6 +128,14 @@ class SampleChecking(Protocol):
 
 
 @runtime_checkable
+class ProgressShowing(Protocol):
+    """Capability of a Method: long work of its own before the loop (conner-knowledge scoring its demonstration
+    pool) shows progress as the run does: ``show_progress(False)`` under ``--quiet``."""
+
+    def show_progress(self, enabled: bool) -> None: ...
+
+
+@runtime_checkable
 class Summarising(Protocol):
     """Capability of a Method: what a run's summary says about its answers, beside the loop's own counts
     (KaLMA: citation-status totals, [NA] count, retrieval counts and accuracy), from the records written."""

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import BackendError, DataError, VericiteError
 from ..models.usage import UsageMeter, metered
-from ..protocols import Closeable, Demonstrating, Method, SampleChecking, Summarising
+from ..protocols import Closeable, Demonstrating, Method, ProgressShowing, SampleChecking, Summarising
 from ..totals import token_totals
 from ..types import Sample
 
@@ -218,6 +218,8 @@ def generate_run(
     config = cfg.record()
     meter = UsageMeter()
     method = build_method(cfg, meter=meter, backend=backend, **objects)
+    if isinstance(method, ProgressShowing):
+        method.show_progress(progress)
     try:
         if isinstance(method, SampleChecking):
             method.check_samples(samples, cfg.dataset)

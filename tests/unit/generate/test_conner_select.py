@@ -144,3 +144,14 @@ def test_mistakes_before_anything_runs(tmp_path):
     m, _ = method(select="demonstrations", shot=3, pool=3)
     with pytest.raises(VericiteError, match="needs more than shot=3"):
         m.check_samples(samples, spec)
+
+
+def test_scoring_the_pool_shows_progress_unless_quiet(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("vericite.progress.LOG_INTERVAL_S", 0)  # a plain line at every step
+    spec, samples = pool_items(tmp_path)
+    for enabled in (True, False):
+        m, _ = method(select="demonstrations", shot=2, pool=6)
+        m.show_progress(enabled)
+        m.check_samples(samples[:2], spec)
+        err = capsys.readouterr().err
+        assert ("Q_know of the demonstration pool: judging" in err) is enabled, err
