@@ -119,6 +119,11 @@ def test_knowledge_selection_against_the_first_candidate(tmp_path, setup, conner
     assert sel["candidates"] == 3 and sel["top_p"] == 0.9 and sel["temperature"] == 0.7 and sel["seed"] == 0
     assert sel["q_know"]["gamma"]["factuality"] == 0.25 and sel["q_know"]["judge"] == "fake-3way@1"
     assert res["config"]["candidates"] == 3 and res["config"]["gamma"] == [0.25] * 4  # the run's own config, flat
+    # the selection against its baseline, item by item
+    cmp = CliRunner().invoke(cli, ["compare", str(tmp_path / "run" / "level-2" / "eval"), str(tmp_path / "run" / "level-3" / "eval"), "--format", "json"])
+    assert cmp.exit_code == 0, cmp.output
+    em = json.loads(cmp.output)["metrics"]["answer_em"]
+    assert em["a"] == 0.0 and em["b"] == 1.0 and em["diff"] == 1.0 and em["n_a"] == em["n_b"] == 3
     # resumable: a second run with --resume redoes nothing and gives the same rows
     again = run(cfg, tmp_path / "run", "--limit", "3", "--resume")
     assert again.exit_code == 0, again.output

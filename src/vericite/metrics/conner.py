@@ -78,6 +78,10 @@ class ConnerMetric:
     (relevance); ``retriever``: evidence per sentence when an item has none (``--index``)."""
 
     inputs = ("answer", "passages", "answers", "meta")
+    # vericite compare (protocols.PairedStatistics): two runs are compared only when scored with the same CONNER
+    # settings (results.json evaluation.conner: judge, LM, scorer, evidence, aggregation, ...)
+    compared_settings: dict[str, str | None] = {"conner": None}
+    allowed_differences: tuple[Any, ...] = ()
 
     def __init__(
         self,
@@ -206,6 +210,28 @@ class ConnerMetric:
                 d["not_computed"] = {m: why for m, why in reasons[i].items() if m in self.names}
             per.append({"conner": d})
         return MetricRun(self.id, results, per, judgements, settings={"conner": self.settings()}, counts=counts)
+
+    @staticmethod
+    def statistics_from_records(records: Sequence[Any]) -> Any:
+        """Each measure's statistic from the records' ``scores["conner"]`` (the mean over the items that have
+        it, as :meth:`score_answers` computes it), so ``vericite compare`` pairs two runs item by item (a
+        selection against its baseline); not computed where no record has it, with the first reason given."""
+        from .base import CorpusStatistics
+
+        cs = CorpusStatistics()
+        per = [((r.get("scores") or {}).get("conner") or {}) if isinstance(r, dict) else {} for r in records]
+        for name in NAMES:
+            base = "factuality" if name in SHARES else name
+            col = [p.get(name) for p in per]
+            have = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in col]
+            r = Ratios()
+            reason = next((str((p.get("not_computed") or {}).get(base)) for p in per if (p.get("not_computed") or {}).get(base)), "no record has it")
+            r.ratio(name, [float(v) if h else 0.0 for v, h in zip(col, have)], [float(h) for h in have], n=sum(have), empty=reason)
+            out = r.done([name])
+            cs.statistics.update(out.statistics)
+            cs.reasons.update(out.reasons)
+            cs.ns.update(out.ns)
+        return cs
 
     # ------------------------------------------------------------------ measures
 
@@ -441,3 +467,6 @@ def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: 
     if isinstance(scorer, str):
         scorer = create("scorers", scorer, ctx)
     return ConnerMetric(judge, lm=lm, scorer=scorer, **options)
+
+
+from_spec.family = ConnerMetric  # type: ignore[attr-defined]  # (protocols.FamilyFactory)

@@ -125,3 +125,20 @@ def test_answer_em_is_the_readers_answer_against_the_short_answers():
     res = only.score_answers([s], [a])
     assert res.results["answer_em"].value == 1.0 and set(res.results) == {"answer_em"}  # SQuAD normalisation; no judge needed
     assert ConnerMetric(resamples=0, metrics=["answer_em"]).score_answers([s], [a]).results["answer_em"].reason == "no language model (--lm)"
+
+
+def test_statistics_from_records_give_what_score_answers_gave():
+    from vericite.stats import point
+
+    r = run([item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is big. It has towers.", answer="Paris"),
+             item(2, ""), item(3, "Milan is big. It is in Italy.", answer=None, passages=())])
+    records = [{"scores": s} for s in r.scores]
+    cs = ConnerMetric.statistics_from_records(records)
+    for name in NAMES:
+        got = r.results[name]
+        if got.value is None:
+            assert name in cs.reasons
+        else:
+            assert point(cs.statistics[name], len(records)) == pytest.approx(got.value) and cs.ns[name] == got.n, name
+    assert ConnerMetric.statistics_from_records([{"scores": {}}]).reasons["relevance"] == "no record has it"
+    assert ConnerMetric.statistics_from_records(records[2:3]).reasons["relevance"] == "empty knowledge"
