@@ -108,3 +108,19 @@ def test_bad_judges_and_a_task_without_the_diagnosis_get_one_clear_line(tmp_path
     c.write_text(json.dumps({"id": "k", "query": "q", "knowledge": "Ann was born in Rome."}) + "\n", encoding="utf-8")
     line = one_line(evaluate("--task", "conner", "-i", c, "-o", tmp_path / "d", "--attribution-judge", "fake-4class"))
     assert "task conner has no four-class diagnosis" in line
+
+
+def test_two_four_class_judges_on_the_same_answers_compare_pair_by_answer(tmp_path):
+    f = tmp_path / "in.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in KALMA), encoding="utf-8")
+    for name, judge in (("a", "fake-4class"), ("b", "autois:fake")):
+        assert evaluate("-i", f, "-o", tmp_path / name, "--attribution-judge", judge).exit_code == 0
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["differences"] == [{"what": "four-class judge", "a": "fake-4class@1", "b": "autois:fake@1"}]
+    rows = doc["metrics"]
+    # autois reads every pair as supportive or irrelevant: the keyword judge supports the first pair only, so the
+    # contradictory pair becomes irrelevant
+    assert rows["attribution_irrelevant"]["b"] == 2 / 3 and rows["attribution_supportive"]["b"] == 1 / 3
+    assert rows["attribution_contradictory"]["a"] == 1 / 3 and rows["attribution_contradictory"]["b"] == 0.0

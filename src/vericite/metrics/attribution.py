@@ -159,8 +159,12 @@ def attribution_statistics(per_answer: Sequence[Mapping[str, Any] | None], *, ju
 class AttributionMetric:
     """The four-class diagnosis (module docstring). ``judge``: a four-class judge (checked)."""
 
-    inputs = ("answer", "question", "knowledge", "passages")
-    compared_settings = {"citation_text": None}
+    #: the cited evidence is read from the Sample field its citation kind names (``knowledge`` for triples,
+    #: ``passages`` for documents): the task's evidence, which compare checks anyway
+    inputs = ("answer", "question")
+    #: how pairs are formed and worded is fixed by the family's version (``metric_versions``), so two runs share
+    #: no further setting; they may differ in the four-class judge
+    compared_settings: dict[str, str | None] = {}
     allowed_differences = (AllowedDifference("four-class judge", ("judges", PURPOSE, "id"), "attribution_judge"),)
 
     def __init__(self, judge: Any, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> None:
