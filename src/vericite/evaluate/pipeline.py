@@ -75,12 +75,18 @@ def judge_spec(cfg: Any, task: Task) -> str:
 
 
 def check_attribution_judge(cfg: Any, task: Task) -> None:
-    """``--attribution-judge`` serves only a task whose suite has the four-class diagnosis (``attribution``)."""
+    """``--attribution-judge`` serves only a task whose suite has the four-class diagnosis (``attribution``), and
+    names a registered judge: both checked before any model loads (whether it is four-class, when it is built)."""
     spec = getattr(cfg, "attribution_judge", None)
-    if spec and spec != "none" and "attribution" not in task.metrics:
-        from ..errors import VericiteError
+    if not spec or spec == "none":
+        return
+    from ..errors import VericiteError
+    from ..registry import registry_for
 
+    if "attribution" not in task.metrics:
         raise VericiteError(f"--attribution-judge: task {task.name} has no four-class diagnosis of its citations (the kalma and alce tasks have)")
+    judges = registry_for("judges")
+    judges.get(judges.split(spec)[0])  # an unknown name: one line with a did-you-mean
 
 
 def check_metric_selection(names: Any, task: Task) -> set[str] | None:
