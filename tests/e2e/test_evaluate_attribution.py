@@ -51,6 +51,7 @@ def test_kalma_answers_diagnosed_per_answer_and_per_run_and_reported(tmp_path):
     assert samples[0]["scores"]["attribution"]["counts"]["supportive"] == 1 and samples[1]["scores"]["attribution"]["shares"]["irrelevant"] == 1.0
     four = [j for j in samples[0]["judgements"] if j["purpose"] == "attribution"]
     assert [j["label"] for j in four] == ["supportive", "contradictory"] and four[0]["evidence"] == "Ann's place of birth is Rome."
+    assert four[1]["scores"] == {"supportive": 0.05, "insufficient": 0.05, "contradictory": 0.85, "irrelevant": 0.05}
     assert any(j["purpose"] == "alignment" for j in samples[0]["judgements"])
     r = CliRunner().invoke(cli, ["report", str(tmp_path / "ev")])
     assert r.exit_code == 0, r.output
