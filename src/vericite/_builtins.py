@@ -40,6 +40,7 @@ r.metrics.register("kalma", "vericite.metrics.families:kalma_from_spec")
 r.metrics.register("geval", "vericite.metrics.families:geval_from_spec")
 r.metrics.register("alce", "vericite.metrics.alce_family:from_spec")
 r.metrics.register("conner", "vericite.metrics.conner:from_spec")  # CONNER's six measures of knowledge
+r.metrics.register("attribution", "vericite.metrics.attribution:from_spec")  # four-class diagnosis of (sentence, citation) pairs
 r.metrics.register("fake", "vericite.fakes.pipeline:metric_from_spec")
 
 # generation methods

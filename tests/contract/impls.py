@@ -298,6 +298,7 @@ IMPLS: list[Impl] = [
     Impl("metrics", "geval:fake", make=lambda _: {"resamples": 50}),
     Impl("metrics", "alce", make=lambda _: {"judge": "fake", "resamples": 50}),
     Impl("metrics", "conner", make=lambda _: {"judge": "fake-3way", "lm": "fake", "scorer": "fake", "resamples": 50}),
+    Impl("metrics", "attribution", make=lambda _: {"judge": "fake-4class", "resamples": 50}),
     Impl("methods", "fake"),
     Impl("methods", "kalma:fake"),
     Impl("methods", "conner-knowledge:fake"),

@@ -158,7 +158,8 @@ def test_each_subtask_reports_its_metrics(tmp_path, task, subtask):
     assert r.exit_code == 0, r.output
     res = results(tmp_path / "ev")
     from vericite.metrics.alce import SUBTASKS
+    from vericite.metrics.attribution import METRIC_NAMES
 
-    assert list(res["metrics"]) == list(SUBTASKS[subtask]) and res["evaluation"]["alce"]["subtask"] == subtask
+    assert list(res["metrics"]) == list(SUBTASKS[subtask]) + list(METRIC_NAMES) and res["evaluation"]["alce"]["subtask"] == subtask
     if subtask == "qampari":
         assert res["metrics"]["qampari_recall"]["value"] == pytest.approx(2 / 3) and res["metrics"]["qampari_precision"]["value"] == 1.0

@@ -53,3 +53,53 @@ def test_judge_eval_caqa_mistakes_are_one_line(tmp_path):
     assert r.exit_code != 0 and "no CAQA dataset" in r.output
     r = CliRunner().invoke(cli, ["judge-eval", "--out", str(tmp_path / "z")])
     assert r.exit_code != 0 and "--judge" in r.output
+
+
+def test_an_interrupted_run_keeps_its_judgements_and_resume_judges_only_the_rest(tmp_path, monkeypatch):
+    """Ctrl-C after the first batch: the message's promise holds; --resume asks the judge only the items not judged
+    yet, and the figures equal an uninterrupted run's."""
+    from vericite import registry
+    from vericite.fakes.judges import FourClassJudge
+
+    asked: list[int] = []
+
+    class Flaky(FourClassJudge):  # the same id as fake-4class: its judgements are the ones resumed
+        def __init__(self, stop_after: int | None) -> None:
+            self.stop_after = stop_after
+
+        def judge(self, pairs):
+            if self.stop_after is not None and len(asked) >= self.stop_after:
+                raise KeyboardInterrupt
+            asked.append(len(pairs))
+            return super().judge(pairs)
+
+    registry.judges.register("flaky-4class", lambda arg, *, ctx, **o: Flaky(int(arg) if arg else None))
+    try:
+        data = built(tmp_path)
+        base = ["judge-eval", "--task", "caqa", "--data", str(data), "--batch-size", "8", "-q"]
+        whole = CliRunner().invoke(cli, [*base, "--judge", "fake-4class", "--out", str(tmp_path / "whole")])
+        assert whole.exit_code == 0, whole.output
+        n = json.loads((tmp_path / "whole" / "results.json").read_text())["figures"]["n"]
+        r = CliRunner().invoke(cli, [*base, "--judge", "flaky-4class:2", "--out", str(tmp_path / "cut")])
+        assert r.exit_code == 130 and "rerun with --resume" in r.output, r.output
+        assert not (tmp_path / "cut" / "results.json").exists()
+        kept = [json.loads(x) for x in (tmp_path / "cut" / "judgements.jsonl").read_text().splitlines()]
+        assert len(kept) == 16 and all(k["judge"] == "fake-4class@1" and k["question"] for k in kept)
+        asked.clear()
+        r = CliRunner().invoke(cli, [*base, "--judge", "flaky-4class", "--out", str(tmp_path / "cut"), "--resume"])
+        assert r.exit_code == 0, r.output
+        assert sum(asked) == n - 16  # only the items not judged before
+        cut = json.loads((tmp_path / "cut" / "results.json").read_text())
+        ref = json.loads((tmp_path / "whole" / "results.json").read_text())
+        assert cut["resumed_pairs"] == 16 and ref["resumed_pairs"] == 0
+        assert cut["figures"] == ref["figures"]
+        lines = lambda d: [(x["claim"], x["evidence"], x["question"], x["label"]) for x in map(json.loads, (tmp_path / d / "judgements.jsonl").read_text().splitlines())]  # noqa: E731
+        assert lines("cut") == lines("whole")  # rewritten in the data's order
+        # another judge's judgements are not taken for this one's
+        asked.clear()
+        r = CliRunner().invoke(cli, [*base, "--judge", "autois:fake", "--out", str(tmp_path / "cut"), "--resume"])
+        assert r.exit_code == 0 and json.loads((tmp_path / "cut" / "results.json").read_text())["resumed_pairs"] == 0
+    finally:
+        registry.judges.unregister("flaky-4class")
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--predictions", str(data), "--resume", "--out", str(tmp_path / "p")])
+    assert r.exit_code != 0 and "--resume" in r.output and "Traceback" not in r.output

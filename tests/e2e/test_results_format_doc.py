@@ -68,7 +68,7 @@ def evaluated(tmp_path_factory):
     ]
     (tmp / "in.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\nnot json\n", encoding="utf-8")
     out = {}
-    for name, extra in (("geval", ["--geval-model", "fake"]), ("plain", [])):
+    for name, extra in (("geval", ["--geval-model", "fake"]), ("plain", []), ("attribution", ["--attribution-judge", "fake-4class"])):
         r = CliRunner().invoke(cli, ["evaluate", "-i", str(tmp / "in.jsonl"), "-o", str(tmp / name), "-q", *extra])
         assert r.exit_code == 0, r.output
         out[name] = (json.loads((tmp / name / "results.json").read_text()),
@@ -78,7 +78,7 @@ def evaluated(tmp_path_factory):
 
 def test_per_sample_keys(doc, evaluated):
     inputs, out = evaluated
-    for name in ("geval", "plain"):
+    for name in ("geval", "plain", "attribution"):
         _, samples = out[name]
         for rec, given in zip(samples, inputs):
             check(doc["sample"], set(rec) - set(given) | {"answer"}, "samples.jsonl record")
@@ -88,14 +88,16 @@ def test_per_sample_keys(doc, evaluated):
     assert samples[0]["judgements"]  # there were judgements to check
     check(doc["scores"], set(samples[0]["scores"]), "scores", conditions=("with `--geval-model`",))
     check(doc["scores"], set(out["plain"][1][0]["scores"]), "scores without G-Eval")
+    check(doc["scores"], set(out["attribution"][1][0]["scores"]), "scores with --attribution-judge", conditions=("with `--attribution-judge`",))
+    assert any(j["purpose"] == "attribution" for j in out["attribution"][1][0]["judgements"])
 
 
 def test_results_keys(doc, evaluated):
     _, out = evaluated
-    for name in ("geval", "plain"):
+    for name in ("geval", "plain", "attribution"):
         res, _ = out[name]
         check(doc["results"], set(res), "results.json", conditions=("evaluate",))
-        check(doc["counts"], set(res["counts"]), "counts", conditions=("evaluate",))
+        check(doc["counts"], set(res["counts"]), "counts", conditions=("evaluate",) + (("with `--attribution-judge`",) if name == "attribution" else ()))
         for metric, entry in res["metrics"].items():
             assert not set(entry) - set(doc["metric"]), f"{metric}: {sorted(set(entry) - set(doc['metric']))} not documented"
             assert always(doc["metric"]) <= set(entry), f"{metric} lacks {sorted(always(doc['metric']) - set(entry))}"

@@ -117,6 +117,14 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
 @click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; conner; see docs/extending.md) [default: kalma]")
 @click.option("--out", "-o", required=True, help="folder for results.json, samples.jsonl, bad_lines.jsonl")
 @click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none; conner: llm3:<model>, nli3:<model>, fake-3way [default: triple; alce, conner: none]")
+@click.option(
+    "--attribution-judge",
+    "attribution_judge",
+    metavar="SPEC",
+    help="kalma, alce: a four-class judge (llm4:<model>, nli4:<model>, autois:<binary judge>, caqa:<folder>) that classifies "
+    "every (sentence, citation) pair as supportive, insufficient, contradictory or irrelevant: the attribution_* shares "
+    "per answer and per run (metrics.md §3) [default: none]",
+)
 @click.option("--metrics", "metric_names", metavar="A,B,C", help="compute only these metrics of the task (e.g. str_em,str_hit,output_length,rouge_lsum)")
 @click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")
 @click.option("--lm", help="conner: the causal LM of coherence, informativeness, helpfulness and validity's reader [default: the llm3 judge's model]")
@@ -157,7 +165,8 @@ def evaluate(
     **opts: Any,
 ) -> None:
     """Score attributed answers with a task's metric suite (the default task, kalma: citation correctness,
-    precision/recall/F1, alignment, [NA], G-Eval; alce: ALCE's citation recall/precision and correctness metrics).
+    precision/recall/F1, alignment, [NA], G-Eval; alce: ALCE's citation recall/precision and correctness metrics;
+    both, with --attribution-judge: the share of (sentence, citation) pairs in each of CAQA's four classes).
 
     The metric table goes to stdout (--format table|json|markdown); progress, warnings and gate failures go to
     stderr."""

@@ -57,7 +57,7 @@ TASKS: dict[str, str] = {
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="pairs: judge only the first N pairs; alce-human: the first N answers of each system's run")
 @click.option("--split", default=None, help="caqa: judge the items of this split only (train or test)")
 @click.option("--predictions", type=click.Path(dir_okay=False, path_type=Path), default=None, help="caqa: score a file of {label, prediction, complexity, human_label?} lines instead of running a judge")
-@click.option("--resume", is_flag=True, help="alce-human: keep the judge's judgements already in --out/judgements.jsonl and judge only the rest")
+@click.option("--resume", is_flag=True, help="alce-human, caqa: keep the judge's judgements already in --out/judgements.jsonl (an interrupted run's) and judge only the rest")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
@@ -107,7 +107,8 @@ def judge_eval(
     --task caqa measures a four-class judge on CAQA items (--data, a `vericite build caqa` file; --split test):
     per-class F1, micro_f1 (accuracy), macro_f1, micro_f1 per complexity, binary_micro_f1 (supportive vs the
     rest), the unparseable share (counted wrong), pairs/s and, where items carry human_label, Cohen's kappa of
-    the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead.
+    the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead. Each
+    judgement is written to judgements.jsonl as it comes; --resume after an interruption keeps them.
 
     Example: vericite judge-eval --task caqa --judge llm4:qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl
     --split test --out runs/c1
@@ -126,7 +127,7 @@ def judge_eval(
         from .judge_eval_caqa import judge_eval_caqa
 
         opts = model_options(SimpleNamespace(threads=threads, cache=cache, **server))
-        judge_eval_caqa(judge_spec, data, split, predictions, limit, batch_size, opts, out_dir, progress and not quiet, fmt, wrap=pooled)
+        judge_eval_caqa(judge_spec, data, split, predictions, limit, batch_size, opts, out_dir, progress and not quiet, fmt, wrap=pooled, resume=resume)
         return
     if split or predictions:
         raise VericiteError("--split and --predictions work with --task caqa only")
@@ -140,7 +141,7 @@ def judge_eval(
         judge_eval_alce(judge_spec, data, limit, batch_size, opts, out_dir, progress and not quiet, fmt, resume, wrap=pooled)
         return
     if resume:
-        raise VericiteError("--resume works with --task alce-human only (a pairs run is judged whole)")
+        raise VericiteError("--resume works with --task alce-human and caqa only (a pairs run is judged whole)")
     data_path = data if data is not None else _default_data()
     # read the data before loading a model, so a bad path fails in a second, not after a model load
     pairs = load_pairs(data_path, limit)

@@ -27,14 +27,18 @@ def _num(x: Any) -> str:
 
 def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None, predictions: Path | None,
                     limit: int | None, batch_size: int, model_opts: dict[str, Any], out_dir: Path, progress: bool, fmt: str,
-                    wrap: Callable[[Any], Any] = lambda judge: judge) -> None:
-    """``judge-eval --task caqa``; ``wrap`` is applied to the judge once built (``--ray``: its judging on actors)."""
+                    wrap: Callable[[Any], Any] = lambda judge: judge, resume: bool = False) -> None:
+    """``judge-eval --task caqa``; ``wrap`` is applied to the judge once built (``--ray``: its judging on actors);
+    ``resume``: keep the judge's judgements already in ``out_dir/judgements.jsonl`` (an interrupted run's) and judge
+    only the rest."""
     from .. import jsonl
     from ..judges import meta_caqa as M
 
     if predictions is not None:
         if judge_spec or data:
             raise VericiteError("--predictions is scored as it is: give it without --judge and --data")
+        if resume:
+            raise VericiteError("--resume continues a judge's run: --predictions is scored whole, give it without --resume")
         scored, info = M.read_predictions(predictions)
         results: dict[str, Any] = {"kind": "judge-eval", "task": "caqa", "judge": None, "predictions": str(predictions), **info}
         judgements: list[Any] = []
@@ -50,7 +54,7 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
 
         judge = wrap(load_judge(judge_spec, **model_opts))
         with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
-            scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance)
+            scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance, out=out_dir, resume=resume)
         results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data),
                    "split": split, "limit": limit, "bad_lines": items.bad_lines, "unknown_labels": items.unknown_labels,
                    "other_split": items.other_split, **timing}
@@ -58,7 +62,8 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
     results["figures"] = M.score(scored)
     out_dir.mkdir(parents=True, exist_ok=True)
     jsonl.write_json_atomic(out_dir / "results.json", results)
-    jsonl.write_jsonl_atomic(out_dir / "judgements.jsonl", (j.to_dict() for j in judgements))
+    pairs = [] if predictions is not None else [M.item_pair(it) for it in items.items]
+    jsonl.write_jsonl_atomic(out_dir / "judgements.jsonl", (M.judgement_line(j, p) for j, p in zip(judgements, pairs)))
     print_caqa(results, out_dir, fmt)
 
 
@@ -100,6 +105,8 @@ def print_caqa(results: Mapping[str, Any], out_dir: Path, fmt: str) -> None:
              "predicted: " + ", ".join(f"{k} {v}" for k, v in f["prediction_counts"].items())]
     if results.get("pairs_per_second") is not None:
         extra.append(f"pairs/s {results['pairs_per_second']}")
+    if results.get("resumed_pairs"):
+        extra.append(f"resumed: {results['resumed_pairs']} judgements kept from an earlier run")
     if f.get("n_human"):
         extra.append(f"Cohen's kappa, dataset labels vs human_label: {_num(f['cohen_kappa'])} (n {f['n_human']})")
     for line in extra + notes + [wrote]:

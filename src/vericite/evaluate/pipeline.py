@@ -45,6 +45,7 @@ class EvaluateConfig(BaseModel):
     evidence_index: str | None = None  # --index: an index folder, evidence retrieved per sentence (conner's factuality)
     lm: str | None = None  # the causal LM of the conner task's LM measures (default: an llm3 judge's model)
     relevance_model: str | None = None  # the conner task's relevance scorer [ms-marco]; none: not computed
+    attribution_judge: str | None = None  # a four-class judge: every (sentence, citation) pair classified (kalma, alce)
 
 
 #: ``judge`` not given to :func:`evaluate_items`: load the settings' judge
@@ -71,6 +72,21 @@ def judge_spec(cfg: Any, task: Task) -> str:
     if given is not None and "judge" not in given and getattr(task, "default_judge", None) is not None:
         return str(task.default_judge)
     return cfg.judge or "none"
+
+
+def check_attribution_judge(cfg: Any, task: Task) -> None:
+    """``--attribution-judge`` serves only a task whose suite has the four-class diagnosis (``attribution``), and
+    names a registered judge: both checked before any model loads (whether it is four-class, when it is built)."""
+    spec = getattr(cfg, "attribution_judge", None)
+    if not spec or spec == "none":
+        return
+    from ..errors import VericiteError
+    from ..registry import registry_for
+
+    if "attribution" not in task.metrics:
+        raise VericiteError(f"--attribution-judge: task {task.name} has no four-class diagnosis of its citations (the kalma and alce tasks have)")
+    judges = registry_for("judges")
+    judges.get(judges.split(spec)[0])  # an unknown name: one line with a did-you-mean
 
 
 def check_metric_selection(names: Any, task: Task) -> set[str] | None:
@@ -107,6 +123,7 @@ def evaluate_items(
     from ..protocols import CorpusPreparing
 
     task = load_task(task if task is not None else getattr(cfg, "task", None))
+    check_attribution_judge(cfg, task)
     selected = check_metric_selection(getattr(cfg, "metrics", None), task)
     ctx = build_context(cfg, models)
     if isinstance(task, CorpusPreparing):

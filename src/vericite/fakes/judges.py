@@ -5,7 +5,8 @@
 * :class:`FourClassJudge` (``fake-4class``): CAQA's four labels. All claim words in the evidence: supportive;
   a negation word ("not", "no", "never") in exactly one of claim and evidence, with some words shared:
   contradictory; some words shared: insufficient; none: irrelevant. ``probability`` is the score of
-  "supportive" (the positive label, first in ``labels``); ``raw`` holds every class's score as JSON.
+  "supportive" (the positive label, first in ``labels``); ``scores`` (and ``raw``, as JSON) every class's score, as
+  the real four-class judges give them.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class FourClassJudge:
         for p in pairs:
             label = self.label(p)
             scores = {k: (0.85 if k == label else 0.05) for k in self.labels}
-            out.append(Judgement(self.id, p.claim, p.evidence, scores["supportive"], label, json.dumps({"scores": scores})))
+            out.append(Judgement(self.id, p.claim, p.evidence, scores["supportive"], label, json.dumps({"scores": scores}), "ok", scores))
         return out
 
 

@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import VericiteError
 from ..protocols import NextTokenScorer
 from ..types import SUPPORTED, GenParams, JudgePair, Judgement, Message
+from .log_mass import label_probabilities
 
 CAQA_LABELS = ("supportive", "insufficient", "contradictory", "irrelevant")
 
@@ -60,21 +61,7 @@ def class_probabilities(logprobs: Mapping[str, float | None]) -> tuple[dict[str,
     """Softmax over the classes' log-mass (logsumexp over each class's spellings found; a log-probability
     listed under two spellings of one class, the same token, is counted once). A token that belongs to no
     class is ignored; (None, {}) when no class word is there. A class none of whose spellings is there gets 0."""
-    groups: dict[str, list[float]] = {c: [] for c in CAQA_LABELS}
-    for token, lp in logprobs.items():
-        c = class_of_word(token)
-        if c is None or lp is None:
-            continue
-        lp = float(lp)
-        if not math.isfinite(lp) or lp in groups[c]:
-            continue
-        groups[c].append(lp)
-    mass = {c: _logsumexp(v) for c, v in groups.items() if v}
-    if not mass:
-        return None, {}
-    top = max(mass.values())
-    z = sum(math.exp(v - top) for v in mass.values())
-    return {c: (math.exp(mass[c] - top) / z if c in mass else 0.0) for c in CAQA_LABELS}, mass
+    return label_probabilities(logprobs, class_of_word, CAQA_LABELS)
 
 
 def class_of_word(token: str) -> str | None:
@@ -84,11 +71,6 @@ def class_of_word(token: str) -> str | None:
         return None
     hits = [c for c in CAQA_LABELS if c.startswith(w) or w.startswith(c)]
     return hits[0] if len(hits) == 1 else None
-
-
-def _logsumexp(values: list[float]) -> float:
-    m = max(values)
-    return m + math.log(sum(math.exp(v - m) for v in values))
 
 
 def _judgement(judge_id: str, pair: JudgePair, probs: dict[str, float] | None, raw: dict[str, Any]) -> Judgement:

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import VericiteError
 from ..protocols import NextTokenScorer
 from ..types import NOT_SUPPORTED, SUPPORTED, GenParams, JudgePair, Judgement, Message
+from .log_mass import label_probabilities
 
 PROMPT_NAME = "judge-support"
 
@@ -86,36 +87,14 @@ def _answer_word(token: str) -> str | None:
     return w if w in ("yes", "no") else None
 
 
-def _logsumexp(values: list[float]) -> float:
-    m = max(values)
-    return m + math.log(sum(math.exp(v - m) for v in values))
-
-
 def yes_probability(logprobs: Mapping[str, float | None]) -> tuple[float | None, dict[str, float]]:
     """P(yes) from a token -> log-probability map, and the summed log-mass of each answer found.
 
     Tokens that spell neither answer are ignored; non-finite or missing values count as absent. The same
     number listed under two spellings (a backend that maps " Yes" and "Yes" to one token) is counted once.
     Returns (None, {}) when neither answer is present."""
-    groups: dict[str, list[float]] = {"yes": [], "no": []}
-    for token, lp in logprobs.items():
-        word = _answer_word(token)
-        if word is None or lp is None:
-            continue
-        lp = float(lp)
-        if not math.isfinite(lp) or lp in groups[word]:
-            continue
-        groups[word].append(lp)
-    mass = {w: _logsumexp(v) for w, v in groups.items() if v}
-    if not mass:
-        return None, {}
-    if "yes" not in mass:
-        return 0.0, mass
-    if "no" not in mass:
-        return 1.0, mass
-    diff = mass["no"] - mass["yes"]  # P(yes) = 1 / (1 + exp(lp_no - lp_yes)), computed stably
-    p = 1.0 / (1.0 + math.exp(diff)) if diff < 700 else 0.0
-    return p, mass
+    probs, mass = label_probabilities(logprobs, _answer_word, ("yes", "no"))
+    return (None if probs is None else probs["yes"]), mass
 
 
 def _prompt_number(version: str) -> str:

@@ -15,6 +15,7 @@ and reported, never a crash.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,25 +227,82 @@ def item_pair(it: dict[str, Any]) -> JudgePair:
     return JudgePair(evidence=it["citation"], claim=it["answer"], question=it["question"])
 
 
+def judgement_line(j: Judgement, pair: JudgePair) -> dict[str, Any]:
+    """A line of judgements.jsonl: the judgement and the question it was asked with (what ``--resume`` matches on)."""
+    return {**j.to_dict(), "question": pair.question}
+
+
+def resumed_judgements(path: Path, judge_id: str) -> dict[JudgePair, Judgement]:
+    """The judgements of ``judge_id`` already in ``path`` (judgements.jsonl of an earlier, perhaps interrupted,
+    run), keyed by their (citation, answer statement, question); status ok only: an unparseable or failed one is
+    asked again. Lines that are not such judgements are passed over."""
+    done: dict[JudgePair, Judgement] = {}
+    if not path.is_file():
+        return done
+    for _n, d in jsonl.read_numbered(path, policy="collect", torn="read", stats=jsonl.ReadStats()):
+        if not isinstance(d, dict) or not isinstance(d.get("question"), str):
+            continue
+        try:
+            j = Judgement.from_dict(d)
+        except (KeyError, TypeError, ValueError):
+            continue
+        if j.judge == judge_id and j.status == "ok":
+            done[JudgePair(j.evidence, j.claim, question=d["question"])] = j
+    return done
+
+
 def run_caqa_eval(judge: Any, items: Sequence[dict[str, Any]], *, batch_size: int = 16,
-                  progress: Callable[[int], None] | None = None) -> tuple[Scored, list[Judgement], dict[str, Any]]:
-    """Judge every item in batches; returns the scored predictions, the judgements and the timing."""
+                  progress: Callable[[int], None] | None = None, out: str | Path | None = None,
+                  resume: bool = False) -> tuple[Scored, list[Judgement], dict[str, Any]]:
+    """Judge every item in batches; returns the scored predictions, the judgements (in the items' order) and the
+    timing. With ``out``, each judgement is appended to ``out/judgements.jsonl`` as it comes (:func:`judgement_line`),
+    so an interrupted run keeps what it judged; ``resume`` keeps the judge's ok judgements already there and asks
+    only the rest (``progress`` gets the resumed ones at once). The caller rewrites the file in the items' order."""
+    from .batches import judge_id
+
+    jid = judge_id(judge)
+    pairs = [item_pair(it) for it in items]
+    jpath = Path(out) / "judgements.jsonl" if out is not None else None
+    kept = resumed_judgements(jpath, jid) if resume and jpath is not None else {}
+    got: dict[int, Judgement] = {i: kept[p] for i, p in enumerate(pairs) if p in kept}
+    if progress and got:
+        progress(len(got))
+    todo = [i for i in range(len(items)) if i not in got]
+    secs = 0.0
+    sink = None
+    if jpath is not None:
+        jpath.parent.mkdir(parents=True, exist_ok=True)
+        sink = jpath.open("w", encoding="utf-8")
+    try:
+        if sink is not None:
+            for i in sorted(got):  # resumed judgements first: the file always holds every judgement made so far
+                sink.write(json.dumps(judgement_line(got[i], pairs[i]), ensure_ascii=False) + "\n")
+            sink.flush()
+        for start in range(0, len(todo), batch_size):
+            chunk = todo[start : start + batch_size]
+            t0 = time.perf_counter()
+            answer = judge.judge([pairs[i] for i in chunk])
+            secs += time.perf_counter() - t0
+            if len(answer) != len(chunk):
+                raise DataError(f"{jid} gave {len(answer)} judgements for {len(chunk)} pairs")
+            for i, j in zip(chunk, answer):
+                got[i] = j
+                if sink is not None:
+                    sink.write(json.dumps(judgement_line(j, pairs[i]), ensure_ascii=False) + "\n")
+            if sink is not None:
+                sink.flush()
+            if progress:
+                progress(len(chunk))
+    finally:
+        if sink is not None:
+            sink.close()
     s = Scored()
-    judgements: list[Judgement] = []
-    t0 = time.perf_counter()
-    for start in range(0, len(items), batch_size):
-        chunk = items[start : start + batch_size]
-        got = judge.judge([item_pair(it) for it in chunk])
-        if len(got) != len(chunk):
-            raise DataError(f"{getattr(judge, 'id', judge)} gave {len(got)} judgements for {len(chunk)} pairs")
-        for it, j in zip(chunk, got):
-            judgements.append(j)
-            s.gold.append(gold_class(it["label"]))  # type: ignore[arg-type]
-            s.pred.append(gold_class(j.label) if j.status == "ok" else None)
-            s.complexity.append(str(it.get("complexity") or ""))
-            h = it.get("human_label")
-            s.human.append(gold_class(h) if h is not None else None)
-        if progress:
-            progress(len(chunk))
-    secs = time.perf_counter() - t0
-    return s, judgements, {"seconds": round(secs, 3), "pairs_per_second": round(len(items) / secs, 3) if secs > 0 else None}
+    judgements = [got[i] for i in range(len(items))]
+    for it, j in zip(items, judgements):
+        s.gold.append(gold_class(it["label"]))  # type: ignore[arg-type]
+        s.pred.append(gold_class(j.label) if j.status == "ok" else None)
+        s.complexity.append(str(it.get("complexity") or ""))
+        h = it.get("human_label")
+        s.human.append(gold_class(h) if h is not None else None)
+    timing = {"seconds": round(secs, 3), "pairs_per_second": round(len(todo) / secs, 3) if secs > 0 else None, "resumed_pairs": len(items) - len(todo)}
+    return s, judgements, timing

@@ -15,12 +15,12 @@ likeliest label.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
 from ..protocols import NextTokenScorer
 from ..types import GenParams, JudgePair, Judgement, Message
+from .log_mass import label_probabilities as _label_probabilities
 
 LABELS = ("supports", "refutes", "not_enough_info")
 PROMPT_ID = "judge-3way@1"
@@ -54,18 +54,7 @@ def _label_of(token: str) -> str | None:
 def label_probabilities(logprobs: Mapping[str, float | None]) -> tuple[dict[str, float] | None, dict[str, float]]:
     """P(label) for the three labels from a token -> log-probability map (softmax over each label's summed
     mass; a label with no spelling present has zero mass), and the masses found; (None, {}) when none is."""
-    groups: dict[str, list[float]] = {k: [] for k in LABELS}
-    for token, lp in logprobs.items():
-        label = _label_of(token)
-        if label is None or lp is None or not math.isfinite(float(lp)) or float(lp) in groups[label]:
-            continue
-        groups[label].append(float(lp))
-    mass = {k: (max(v) + math.log(sum(math.exp(x - max(v)) for x in v))) for k, v in groups.items() if v}
-    if not mass:
-        return None, {}
-    top = max(mass.values())
-    z = sum(math.exp(v - top) for v in mass.values())
-    return {k: (math.exp(mass[k] - top) / z if k in mass else 0.0) for k in LABELS}, mass
+    return _label_probabilities(logprobs, _label_of, LABELS)
 
 
 def three_way(judge_id: str, pair: JudgePair, scores: dict[str, float] | None, raw: Mapping[str, Any]) -> Judgement:

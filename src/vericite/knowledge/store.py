@@ -284,6 +284,7 @@ def open_store(path: str | os.PathLike[str], *, create: bool = False, lang: str 
         return OxigraphStore(p, lang=lang, read_only=not create)
     if not p.exists():
         if create:
+            p.parent.mkdir(parents=True, exist_ok=True)  # `--store runs/kg` on a fresh clone: runs/ is made too
             return OxigraphStore(p, lang=lang)
         raise DataError(f"no graph store at {p}: {hint}")
     if create and not any(p.iterdir()):

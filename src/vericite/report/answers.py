@@ -302,7 +302,37 @@ def _scores_html(scores: Any) -> str:
         return f'<span class="score"><b>{esc(k)}</b> {fmt(v)}</span>'
 
     cells = "".join(cell(k, v) for k, v in scores.items())
-    return f'<div class="scores"><span class="sub">scores</span>{cells}</div>'
+    bars = "".join(shares_html(k, v) for k, v in scores.items() if isinstance(v, Mapping))
+    return f'<div class="scores"><span class="sub">scores</span>{cells}</div>{bars}'
+
+
+#: how many segments a shares bar colours apart (then the colours repeat)
+SHARE_COLOURS = 5
+
+
+def shares_html(name: Any, entry: Mapping[str, Any]) -> str:
+    """A family's per-answer ``shares`` (a share per class, with their ``counts`` and ``pairs``; the four-class
+    diagnosis writes them) as one stacked bar with its legend; "" when the entry has none or they are all null."""
+    shares = entry.get("shares")
+    if not isinstance(shares, Mapping):
+        return ""
+    counts = entry.get("counts") if isinstance(entry.get("counts"), Mapping) else {}
+    values = [(str(k), v) for k, v in shares.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if not values:
+        return f'<div class="shares"><span class="sub">{esc(name)}</span> <span class="muted">no pair judged</span></div>'
+    segs, legend = [], []
+    for i, (k, v) in enumerate(values):
+        n = counts.get(k)
+        label = f"{k}: {v:.0%}" + (f" ({n})" if isinstance(n, int) else "")
+        if v > 0:
+            segs.append(f'<span class="share share-{i % SHARE_COLOURS}" style="width:{100 * v:.2f}%" title="{esc(label)}"></span>')
+        legend.append(f'<span class="share-key"><i class="share-{i % SHARE_COLOURS}"></i>{esc(label)}</span>')
+    pairs = entry.get("pairs")
+    what = f" of {pairs} (sentence, citation) pairs" if isinstance(pairs, int) else ""
+    return (
+        f'<div class="shares"><span class="sub">{esc(name)}{esc(what)}</span>'
+        f'<div class="share-bar">{"".join(segs)}</div><div class="share-legend">{"".join(legend)}</div></div>'
+    )
 
 
 def _judgements_html(judgements: Any, flags: set[str]) -> str:

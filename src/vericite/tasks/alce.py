@@ -12,7 +12,9 @@ A line needs ``question``, the answer (``output``) and ``passages`` (ALCE's ``do
 
 The suite: the ``alce`` family (``metrics/alce_family.py``) with the command's judge for citation recall and
 precision and ELI5's claims (no judge by default: those are then not computed), ``--metrics`` to compute only
-some. Counts: citations by status (ok, unknown_source: out of range, malformed) and judge failures. The report
+some, and ``attribution`` (with ``--attribution-judge``: every (sentence, cited document) pair classified by a
+four-class judge, ``metrics/attribution.py``). Counts: citations by status (ok, unknown_source: out of range,
+malformed) and judge failures. The report
 colours each passage citation by the judge's verdict and shows the documents beside the answer
 (``report/answers.py``).
 """
@@ -27,6 +29,7 @@ from ..errors import VericiteError
 from ..judges.trust import ALCE_HUMAN_TASK
 from ..metrics.alce import METRIC_NAMES, SPECS, SUBTASKS, detect_subtask
 from ..metrics.alce_qa import QA_MODEL
+from ..metrics import attribution
 from ..metrics.base import MetricSpec
 from ..registry import create
 from ..totals import status_totals
@@ -50,7 +53,7 @@ class AlceTask:
         "claims": "ELI5's gold claims",
     }
     evidence = "passages"
-    metrics = ("alce",)
+    metrics = ("alce", "attribution")
     judge_purposes = ("citations",)
     judge_trust = ALCE_HUMAN_TASK  # the judge's agreement with ALCE's human citation labels (judges/measured.json)
     #: without --judge, no judge is loaded (the kalma task's default, triple, cannot read documents)
@@ -69,8 +72,13 @@ class AlceTask:
 
     def specs(self) -> dict[str, MetricSpec]:
         """The sub-task's metrics; every ALCE metric while the sub-task is not known yet (``alce`` before its input
-        is read: a threshold on any of them is accepted, and one the input's sub-task lacks is not computed)."""
-        return {n: SPECS[n] for n in (SUBTASKS[self.subtask] if self.subtask else METRIC_NAMES)}
+        is read: a threshold on any of them is accepted, and one the input's sub-task lacks is not computed); then
+        the four-class diagnosis's (``attribution``)."""
+        return {**{n: SPECS[n] for n in self.alce_names()}, **attribution.SPECS}
+
+    def alce_names(self) -> tuple[str, ...]:
+        """The ALCE metrics of the sub-task (all while it is not known)."""
+        return tuple(SUBTASKS[self.subtask] if self.subtask else METRIC_NAMES)
 
     def metric_names(self) -> tuple[str, ...]:
         return tuple(self.specs())
@@ -103,13 +111,15 @@ class AlceTask:
             unknown = [m for m in selected if m not in self.metric_names()]
             if unknown:
                 raise VericiteError(f"--metrics: not a metric of task {self.name}: {', '.join(unknown)} (known: {', '.join(self.metric_names())})")
-        names = tuple(n for n in self.metric_names() if not selected or n in selected)
-        return [
+        alce_selected = [m for m in selected if m in self.alce_names()] if selected else None
+        names = tuple(n for n in self.alce_names() if not selected or n in selected)
+        out = [] if selected and not alce_selected else [
             create(
-                "metrics", "alce", ctx, judge=judge, subtask=self.subtask, names=names, metrics=selected,
+                "metrics", "alce", ctx, judge=judge, subtask=self.subtask, names=names, metrics=alce_selected,
                 at_most_citations=self.at_most_citations, qa_model=self.qa_model, resamples=settings.resamples, seed=settings.seed,
             )
         ]  # fmt: skip
+        return [*out, attribution.family_for(settings, ctx)]
 
     def counts(self, answers: Sequence[AttributedAnswer]) -> dict[str, Any]:
         return {"citation_status": status_totals(a.status_counts() for a in answers)}

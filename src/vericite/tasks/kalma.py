@@ -10,7 +10,8 @@ them); optionally ``gold`` (the minimum knowledge set) and ``absent`` (the knowl
 ``absent`` [NA] precision, recall and F1, without a judge alignment and [NA], without a G-Eval model G-Eval.
 
 The suite: the ``kalma`` family (the twelve KaLMA metrics, judged by the command's judge for alignment and [NA],
-trusted by its accuracy on KaLMA alignment pairs) and ``geval`` (with ``--geval-model``). Counts: citations by
+trusted by its accuracy on KaLMA alignment pairs), ``geval`` (with ``--geval-model``) and ``attribution`` (with
+``--attribution-judge``: every (sentence, cited triple) pair classified by a four-class judge, ``metrics/attribution.py``). Counts: citations by
 parse status and [NA] markers. The report has no section of its own for this task: it draws every metric from
 the families, ranges and short names its entries carry in results.json.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..judges.trust import ALIGNMENT_TASK
-from ..metrics import geval, kalma
+from ..metrics import attribution, geval, kalma
 from ..metrics.base import MetricSpec, Unavailable
 from ..registry import create
 from ..totals import status_totals
@@ -43,13 +44,13 @@ class KalmaTask:
     }
     citation_format = "kg"
     evidence = "knowledge"
-    metrics = ("kalma", "geval")
+    metrics = ("kalma", "geval", "attribution")
     judge_purposes = ("alignment", "na")
     judge_trust = ALIGNMENT_TASK
 
     def specs(self) -> dict[str, MetricSpec]:
         """Every metric of the suite with its declaration, in order."""
-        return {**kalma.SPECS, **geval.SPECS}
+        return {**kalma.SPECS, **geval.SPECS, **attribution.SPECS}
 
     def metric_names(self) -> tuple[str, ...]:
         return tuple(self.specs())
@@ -68,6 +69,7 @@ class KalmaTask:
             out.append(create("metrics", f"geval:{model}", ctx, **common))
         else:
             out.append(Unavailable(geval.VERSION, tuple(geval.SPECS.values()), "no G-Eval model (--geval-model)"))
+        out.append(attribution.family_for(settings, ctx))
         return out
 
     def counts(self, answers: Sequence[AttributedAnswer]) -> dict[str, Any]:

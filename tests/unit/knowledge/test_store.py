@@ -143,6 +143,8 @@ def test_on_disk_store_persists_and_locks(tmp_path):
         assert [e.id for e in s.find_entities("orazio gentileschi")] == ["Q367360"]
     with pytest.raises(DataError, match="no graph store at"):
         open_store(tmp_path / "missing")
+    with open_store(tmp_path / "runs" / "kg", create=True) as s:  # the parent folder is made too
+        assert s.count() == 0
     s = OxigraphStore(d)
     s.close()
     s.close()  # twice is fine

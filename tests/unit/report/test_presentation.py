@@ -90,13 +90,15 @@ def test_evaluate_writes_how_each_metric_is_shown(tmp_path, geval):
     r = CliRunner().invoke(cli, args + (["--geval-model", "fake"] if geval else []))
     assert r.exit_code == 0, r.output
     metrics = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]
-    assert len(metrics) == 16 and all({"family", "range", "short_name"} <= set(m) for m in metrics.values())
+    assert len(metrics) == 21 and all({"family", "range", "short_name"} <= set(m) for m in metrics.values())
     assert metrics["citation_f1_micro"]["family"] == "Citation quality" and metrics["citation_f1_micro"]["short_name"] == "F1"
     assert metrics["na_recall"]["range"] == [0.0, 1.0] and metrics["na_recall"]["short_name"] == "[NA] recall"
     assert metrics["alignment_macro"]["short_name"] == "alignment_macro"  # no short name declared: the name
     g = metrics["geval_fluency"]
     assert (g["value"] is not None) == geval
     assert g["family"] == "Text quality (G-Eval, 1–5)" and g["range"] == [1.0, 5.0]
+    a = metrics["attribution_contradictory"]  # the four-class diagnosis, not computed without --attribution-judge
+    assert a["value"] is None and a["family"] == "Attribution classes (four-class judge)" and a["short_name"] == "contradictory"
     # a result whose metric declared nothing says so, rather than leaving the fields out
     assert MetricSpec("x", ()).presentation() == {"family": None, "range": None, "short_name": "x"}
 

@@ -410,3 +410,17 @@ def test_report_judge_table_shows_kappa_beside_alces_judge():
     html = judges_section({"judges": {"citations": {"id": "llm:q@2", "measured": meas}}}, {})
     assert "Cohen&#x27;s κ 0.302" in html or "Cohen's κ 0.302" in html
     assert "TRUE T5-11B: κ 0.611" in html
+
+
+def test_a_family_s_per_answer_shares_are_one_stacked_bar_with_its_legend():
+    from vericite.report.answers import sample_html, shares_html
+
+    entry = {"pairs": 4, "counts": {"supportive": 3, "irrelevant": 1, "unparseable": 0},
+             "shares": {"supportive": 0.75, "irrelevant": 0.25, "unparseable": 0.0}}  # fmt: skip
+    html = shares_html("attribution", entry)
+    assert "of 4 (sentence, citation) pairs" in html and html.count('class="share share-') == 2  # a 0 share draws no segment
+    assert 'style="width:75.00%"' in html and "supportive: 75% (3)" in html and "unparseable: 0% (0)" in html
+    assert "no pair judged" in shares_html("attribution", {"pairs": 0, "counts": {}, "shares": {"supportive": None}})
+    assert shares_html("alce", {"citation_recall": 1.0}) == ""  # a family without shares draws none
+    page = sample_html(1, {"id": "a", "question": "q", "output": "x", "scores": {"attribution": entry, "citations": 1}})
+    assert 'class="share-bar"' in page and '<span class="sub">attribution of 4' in page

@@ -23,12 +23,12 @@ def evaluate(tmp_path, *args: str, lines=(LINE,)):
 
 
 def test_the_kalma_task_declares_its_fields_format_suite_judge_and_counts():
-    from vericite.metrics import geval, kalma
+    from vericite.metrics import attribution, geval, kalma
 
     task = create("tasks", "kalma")
     assert task.input_fields == ("id", "question", "answer", "knowledge") and {"gold", "absent"} <= set(task.optional_fields)
-    assert task.citation_format == "kg" and task.evidence == "knowledge" and task.metrics == ("kalma", "geval")
-    assert task.metric_names() == kalma.METRIC_NAMES + geval.METRIC_NAMES
+    assert task.citation_format == "kg" and task.evidence == "knowledge" and task.metrics == ("kalma", "geval", "attribution")
+    assert task.metric_names() == kalma.METRIC_NAMES + geval.METRIC_NAMES + attribution.METRIC_NAMES
     assert task.judge_purposes == ("alignment", "na") and task.judge_trust == "kalma-alignment"
     needs = task.needs()  # which metric needs which optional field: from the metrics' declared inputs
     assert set(needs["gold"]) == {n for n in kalma.METRIC_NAMES if n.startswith("citation_") and n != "citation_correctness"}
