@@ -177,3 +177,12 @@ def test_bad_configs_are_one_line(tmp_path, setup, conner_model, change, message
     r = run(cfg, tmp_path / "run", "--limit", "2")
     assert r.exit_code != 0 and message in r.output and "Traceback" not in r.output, r.output
     assert len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_a_bad_level_is_refused_before_any_level_runs(tmp_path, setup, conner_model):
+    data, idx = setup
+    cfg = config(tmp_path, data, idx, conner_model, "conner-sources", [0, 2])
+    cfg.write_text(re.sub(r'"index": "[^"]*", ', "", cfg.read_text()), encoding="utf-8")  # level 2 needs it
+    r = run(cfg, tmp_path / "run", "--limit", "2")
+    assert r.exit_code != 0 and "level 2 (BM25 top 1) needs an index" in r.output, r.output
+    assert not (tmp_path / "run" / "level-0").exists()  # nothing was generated

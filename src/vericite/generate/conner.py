@@ -25,7 +25,8 @@ import random
 import time
 from typing import Any, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from ..errors import VericiteError, validation_message
 from ..metrics.conner_specs import Q_KNOW
@@ -57,6 +58,16 @@ class ConnerKnowledgeOptions(BaseModel):
     select_lm: str | None = None  # the LM of coherence and informativeness [the method's model]
     select_relevance_model: str = "ms-marco"
     select_evidence_k: int = Field(default=10, ge=1)
+
+    @model_validator(mode="after")
+    def _selection_is_possible(self) -> "ConnerKnowledgeOptions":
+        if self.select != "none" and self.source != "generate":
+            raise PydanticCustomError("selection", f"select={self.select} chooses generated knowledge: source=generate, not {self.source}")
+        if self.select == "knowledge" and self.temperature == 0:
+            raise PydanticCustomError("selection", "select=knowledge samples several candidates: set temperature > 0 (and top_p, CONNER: 0.9); greedy decoding gives r copies of one text")
+        if self.select == "demonstrations" and (not self.shot or self.pool is None):
+            raise PydanticCustomError("selection", "select=demonstrations keeps the top n of m candidate demonstrations: set shot=n (> 0) and pool=m (CONNER: n 8, m 30)")
+        return self
 
 
 def block(sample: Sample, knowledge: str | None = None) -> str:
@@ -236,12 +247,6 @@ def from_spec(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, retriev
     if retriever is None and opts.index and opts.source == "retrieve":
         retriever = create("retrievers", f"bm25:{opts.index}", ctx, k=1)
     if opts.select != "none":
-        if opts.source != "generate":
-            raise VericiteError(f"method conner-knowledge: select={opts.select} chooses generated knowledge: source=generate, not {opts.source}")
-        if opts.select == "knowledge" and opts.temperature == 0:
-            raise VericiteError("method conner-knowledge: select=knowledge samples several candidates: set temperature > 0 (and top_p, CONNER: 0.9); greedy decoding gives r copies of one text")
-        if opts.select == "demonstrations" and (not opts.shot or opts.pool is None):
-            raise VericiteError("method conner-knowledge: select=demonstrations keeps the top n of m candidate demonstrations: set shot=n (> 0) and pool=m (CONNER: n 8, m 30)")
         if q_know is None and opts.index is None:
             raise VericiteError(f"method conner-knowledge: select={opts.select} ranks by Q_know, whose factuality needs evidence: index=DIR (vericite docs index)")
         if q_know is None:

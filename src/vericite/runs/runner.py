@@ -84,6 +84,10 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     levels: list[Any] = list(cfg.levels or exp.levels) if exp else ["base"]
 
     gen_cfg = cfg.generation()
+    # every level's generation and its method's options, checked before any model loads (a bad level: one line now)
+    level_gens = {str(level): _level_generation(gen_cfg, exp, level) for level in levels}
+    for g in level_gens.values():
+        g.checked_method_options()
     eval_cfg = cfg.evaluation()  # every model of the run: the same server, limits, cache
     config = cfg.record()
     if backend is None:
@@ -108,7 +112,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
         if not level_samples:
             raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
         sub = out / f"level-{level}"
-        manifest = generate_run(_level_generation(gen_cfg, exp, level), sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
+        manifest = generate_run(level_gens[str(level)], sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
         records = list(read_appended(sub / "samples.jsonl"))
         items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
         # the answering model serves any other role given its name (G-Eval with the same model): loaded once
