@@ -43,3 +43,38 @@ def test_knowledge_generated_and_measured_with_smollm2(tmp_path):
     for name in ("factuality", "coherence_paragraph", "validity"):
         m = res["metrics"][name]
         assert m["value"] is not None or m["reason"], (name, m)
+
+
+def test_knowledge_selection_by_q_know_with_smollm2(tmp_path):
+    """configs/conner-select.yaml's levels 2-3 on the first question, small: r = 2 SmolLM2 samples (top-p 0.9), each
+    scored by Q_know (SmolLM2's llm3 judge against the top passage of the NQ index, the fake scorer), the best
+    kept; the baseline level keeps one sample."""
+    require_smollm2()
+    from vericite.paths import shared_data_dir
+
+    d = shared_data_dir(required=False)
+    need(d is not None and (d / "conner" / "nq").is_dir(), "../shared/data/conner is not beside this checkout")
+    run = CliRunner()
+    r = run.invoke(cli, ["docs", "index", "nq-500", "--index", str(tmp_path / "idx")])
+    assert r.exit_code == 0, r.output
+    idx = str(tmp_path / "idx")
+    cfg = tmp_path / "select.yaml"
+    cfg.write_text(
+        "name: t\ndataset: nq-500\nmodel: smollm2-135m\nlimit: 1\nmethod: conner-knowledge\n"
+        f"method_args: {{candidates: 2, temperature: 1.0, top_p: 0.9, index: {idx}, select_evidence_k: 1, select_relevance_model: fake, max_tokens: 40}}\n"
+        f"task: 'conner:evidence_k=1,shuffles=2,unrelated=1'\njudge: llm3:smollm2-135m\nrelevance_model: fake\nevidence_index: {idx}\n"
+        "resamples: 20\nexperiment: conner-selection\nlevels: [2, 3]\n",
+        encoding="utf-8",
+    )
+    r = run.invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    [rec] = [json.loads(x) for x in (tmp_path / "run" / "level-3" / "samples.jsonl").read_text().splitlines()]
+    [base] = [json.loads(x) for x in (tmp_path / "run" / "level-2" / "samples.jsonl").read_text().splitlines()]
+    sel = rec["selection"]
+    # (the baseline's text is candidate 0 through the call cache; without it, as here, llama.cpp resamples it)
+    assert [c["seed"] for c in sel["candidates"]] == [0, 1] and base["output"] and "selection" not in base
+    assert rec["output"] == sel["candidates"][sel["chosen"]]["knowledge"]
+    assert all(c["q_know"] is not None or c["not_computed"] for c in sel["candidates"])  # scored, or says why not
+    res = json.loads((tmp_path / "run" / "results.json").read_text())
+    rows = res["experiments"]["conner-selection"]["rows"]
+    assert [row["level"] for row in rows] == [2, 3] and all(row["metrics"]["answer_em"]["n"] == 1 for row in rows)
