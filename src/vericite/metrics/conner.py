@@ -22,7 +22,8 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
 - ``helpfulness`` (Eq. 6): max(0, 1 − L(q, k, a) / mean_i L(q, k_i⁻, a)), L the mean cross-entropy of the gold
   answer's tokens, ``unrelated`` knowledge texts of other items (seeded).
 - ``validity`` (Eq. 7–8): the LM reads k and answers q; with a gold answer, P(supports) of premise "q a*" and
-  hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence.
+  hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence (the
+  item's passages, else the top ``evidence_k`` passages ``retriever`` finds for the answer).
 - ``answer_em`` (the downstream accuracy of §5's uses): the same reader's answer against the gold short answers,
   SQuAD exact match with the best alias (ALCE's ``answer_em``); needs short answers (NQ), so WoW has none.
 
@@ -409,7 +410,7 @@ class ConnerMetric:
             if val:
                 if self.judge is None:
                     reasons[i]["validity"] = "no judge (--judge llm3:<model>, nli3:<model>, fake-3way)"
-                elif gold is None and not evidence:
+                elif gold is None and not evidence and self.retriever is None:
                     reasons[i]["validity"] = "no gold answer and no evidence"
                 else:
                     need = True
@@ -435,7 +436,11 @@ class ConnerMetric:
             if gold is not None:
                 pairs[i] = [JudgePair(f"{q} {gold}", f"{q} {answer}", question=q)]
             else:
-                pairs[i] = [JudgePair(p.text, answer, question=q) for p in samples[i].passages if p.text.strip()]
+                found = self._evidence(samples[i], answer)  # the item's passages, else the index's for the answer
+                if not found:
+                    reasons[i]["validity"] = "no evidence for the answer (the item's passages, or --index)"
+                    continue
+                pairs[i] = [JudgePair(e, answer, question=q) for e in found]
         judged = judge_corpus(self.judge, [p for ps in pairs.values() for p in ps]) if pairs else {}
         counts["judge_calls"] += len(judged)
         for i, ps in pairs.items():

@@ -142,3 +142,21 @@ def test_statistics_from_records_give_what_score_answers_gave():
             assert point(cs.statistics[name], len(records)) == pytest.approx(got.value) and cs.ns[name] == got.n, name
     assert ConnerMetric.statistics_from_records([{"scores": {}}]).reasons["relevance"] == "no record has it"
     assert ConnerMetric.statistics_from_records(records[2:3]).reasons["relevance"] == "empty knowledge"
+
+
+def test_open_answers_are_checked_against_the_index_when_the_item_has_no_evidence():
+    class Store:
+        def __init__(self, found):
+            self.found, self.queries = found, []
+
+        def search(self, query, k=10):
+            self.queries.append(query)
+            return [(Passage("x", t), 1.0) for t in self.found][:k]
+
+    s, a = item(0, "Rome is the capital of Italy. It is old.", answer=None, passages=())  # WoW: no short answer
+    store = Store(["Rome is a city.", "Rome is the capital of Italy."])
+    m = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome is the capital"), retriever=store, metrics=["validity"], resamples=0)
+    r = m.score_answers([s], [a])
+    assert r.results["validity"].value == pytest.approx(0.8) and "Rome is the capital" in store.queries  # the best of the two
+    r = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=Store([]), metrics=["validity"], resamples=0).score_answers([s], [a])
+    assert r.results["validity"].reason == "no evidence for the answer (the item's passages, or --index)"
