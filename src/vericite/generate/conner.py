@@ -50,6 +50,7 @@ class ConnerKnowledgeOptions(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
+    demo_words: int | None = Field(default=None, ge=1)  # a demonstration's knowledge cut to its first N words
     select: Literal["none", "knowledge", "demonstrations"] = "none"
     candidates: int = Field(default=5, ge=1, le=100)  # r: knowledge texts sampled per query (select=knowledge)
     pool: int | None = Field(default=None, ge=1)  # m: candidate demonstrations drawn from the dataset
@@ -113,6 +114,13 @@ class ConnerKnowledge:
             self._passages = reference_passages()
         return reference_knowledge(sample, self._passages)
 
+    def _demo_knowledge(self, sample: Sample) -> str:
+        """A demonstration's reference knowledge, cut to its first ``demo_words`` words when that is set (some of
+        nq-500's gold passages are whole articles: a prompt or a Q_know scoring of one would be huge)."""
+        text = self._reference(sample) or ""
+        words = self.opts.demo_words
+        return " ".join(text.split()[:words]) if words and len(text.split()) > words else text
+
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
         """Keeps the run's questions as the few-shot pool; refuses what cannot be done before anything runs."""
         self.pool = list(samples)
@@ -140,7 +148,7 @@ class ConnerKnowledge:
             raise VericiteError(f"method conner-knowledge: pool={o.pool} needs more than shot={o.shot} questions with reference knowledge in {dataset} (it has {len(usable)})")
         pool = random.Random(f"{self.seed}:pool").sample(usable, min(o.pool or 0, len(usable)))
         if o.select == "demonstrations" and self.q_know is not None:
-            self.demo_scores = self.q_know.score(pool, [self._reference(d) or "" for d in pool], progress=self.progress, label="Q_know of the demonstration pool")
+            self.demo_scores = self.q_know.score(pool, [self._demo_knowledge(d) for d in pool], progress=self.progress, label="Q_know of the demonstration pool")
             from .conner_select import ranked
 
             order = ranked(self.demo_scores)
@@ -186,7 +194,7 @@ class ConnerKnowledge:
             output = self._reference(sample) or ""
         else:
             demos = self.demonstrations(sample) if o.shot else []
-            text = "\n\n".join([*(block(d, self._reference(d)) for d in demos), block(sample)])
+            text = "\n\n".join([*(block(d, self._demo_knowledge(d)) for d in demos), block(sample)])
             c = self.backend.generate([[{"role": "user", "content": text}]], self.params)[0]
             done = [c]
             if o.select == "knowledge":

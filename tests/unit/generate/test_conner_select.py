@@ -155,3 +155,15 @@ def test_scoring_the_pool_shows_progress_unless_quiet(tmp_path, capsys, monkeypa
         m.check_samples(samples[:2], spec)
         err = capsys.readouterr().err
         assert ("Q_know of the demonstration pool: judging" in err) is enabled, err
+
+
+def test_demonstration_knowledge_is_cut_to_demo_words():
+    samples = [Sample(id=f"s{i}", question=f"q {i}?", meta={"reference_knowledge": " ".join(f"w{j}" for j in range(50))}) for i in range(3)]
+    m = registry.create("methods", "conner-knowledge", backend=FakeBackend(default="K."), shot=1, demo_words=5)
+    m.check_samples(samples, "x")
+    m.answer(samples[0])
+    prompt = m.backend.prompts[0][-1]["content"]
+    assert "Wikipedia: w0 w1 w2 w3 w4\n" in prompt and "w5" not in prompt
+    ref = registry.create("methods", "conner-knowledge", backend=None, source="reference", demo_words=5)
+    ref.check_samples(samples, "x")
+    assert len(ref.answer(samples[0])["output"].split()) == 50  # the reference knowledge itself is whole
