@@ -417,10 +417,19 @@ class ConnerMetric:
                     judged_items.add(i)
             if need:
                 todo.append(i)
-        prompts = [[{"role": "user", "content": READER_PROMPT.format(knowledge=texts[i], query=samples[i].question)}] for i in todo]
-        done = self.lm.generate(prompts, GenParams(max_tokens=self.reader_tokens, temperature=0.0)) if prompts else []
+        from ..errors import BackendError
+
+        done: list[tuple[int, Any]] = []
+        for i in todo:  # one call per item: a knowledge text too long for the reader's context fails alone
+            prompt = [{"role": "user", "content": READER_PROMPT.format(knowledge=texts[i], query=samples[i].question)}]
+            try:
+                done.append((i, self.lm.generate([prompt], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]))
+            except BackendError as e:
+                for m in ("validity", "answer_em"):
+                    if m in want and m not in reasons[i]:
+                        reasons[i][m] = f"the reader's call failed ({e})"
         pairs: dict[int, list[JudgePair]] = {}
-        for i, c in zip(todo, done):
+        for i, c in done:
             answer = (c.text or "").strip().split("\n")[0].strip()
             extra[i]["reader_answer"] = answer
             if not answer:

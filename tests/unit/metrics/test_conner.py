@@ -160,3 +160,21 @@ def test_open_answers_are_checked_against_the_index_when_the_item_has_no_evidenc
     assert r.results["validity"].value == pytest.approx(0.8) and "Rome is the capital" in store.queries  # the best of the two
     r = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=Store([]), metrics=["validity"], resamples=0).score_answers([s], [a])
     assert r.results["validity"].reason == "no evidence for the answer (the item's passages, or --index)"
+
+
+def test_a_reader_call_that_fails_leaves_out_that_item_only():
+    from vericite.errors import BackendError
+
+    def reply(msgs, p):
+        if "Milan" in msgs[-1]["content"]:
+            raise BackendError("llama.cpp: Requested tokens (9000) exceed context window of 4096")
+        return "Rome"
+
+    m = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=reply), metrics=["validity", "answer_em"], resamples=0)
+    s0, a0 = item(0, "Rome is the capital of Italy. It is old.")
+    s1, a1 = item(1, "Milan is big. It is old.")
+    res = m.score_answers([s0, s1], [a0, a1])
+    per = [x["conner"] for x in res.scores]
+    assert per[0]["answer_em"] == 1.0 and "validity" in per[0]
+    assert per[1]["not_computed"]["validity"].startswith("the reader's call failed (llama.cpp: Requested tokens")
+    assert res.results["answer_em"].n == 1 and res.results["validity"].n == 1
