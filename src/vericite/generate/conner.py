@@ -49,8 +49,8 @@ class ConnerKnowledgeOptions(BaseModel):
     max_tokens: int = Field(default=150, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
     demo_words: int | None = Field(default=None, ge=1)  # a demonstration's knowledge cut to its first N words
+    # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
     select: Literal["none", "knowledge", "demonstrations"] = "none"
     candidates: int = Field(default=5, ge=1, le=100)  # r: knowledge texts sampled per query (select=knowledge)
     pool: int | None = Field(default=None, ge=1)  # m: candidate demonstrations drawn from the dataset
