@@ -29,6 +29,17 @@ from .report import report
 from .run import run
 
 
+#: what Ctrl-C leaves behind, per command; a command not named here keeps nothing worth continuing
+INTERRUPTED = {
+    "generate": "completed samples are kept; rerun with --resume to continue",
+    "run": "completed samples are kept; rerun with --resume to continue",
+    "build": "completed items are kept; rerun with --resume to continue",
+    "evaluate": "the model calls made so far are cached: rerun the same command to continue (with --ray, add --resume)",
+    "judge-eval": "with --task alce-human or caqa the judgements made so far are kept: rerun with --resume; "
+    "other tasks: rerun the same command (the model calls made so far are cached)",
+}
+
+
 class VericiteGroup(click.Group):
     def invoke(self, ctx: click.Context):  # one place that turns user errors into one line
         try:
@@ -37,7 +48,8 @@ class VericiteGroup(click.Group):
             click.secho(f"error: {printable(str(e))}", fg="red", err=True)  # messages may quote a server
             ctx.exit(e.exit_code)
         except KeyboardInterrupt:
-            click.secho("interrupted: completed samples are kept; rerun with --resume to continue", fg="yellow", err=True)
+            hint = INTERRUPTED.get(ctx.invoked_subcommand or "")
+            click.secho("interrupted" + (f": {hint}" if hint else ""), fg="yellow", err=True)
             ctx.exit(130)
 
 
