@@ -53,16 +53,21 @@ LOAD: Any = object()
 
 
 def build_context(cfg: Any, models: Mapping[str, Any] | None = None) -> BuildContext:
-    """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's): the settings'
-    threads, server, time limits and cache; ``models`` are backends already loaded, by model name (a run's
-    answering model), used instead of loading that name again."""
+    """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's, the four-class
+    judge's, CONNER's LM): the settings' threads, server, time limits and cache. A model name is loaded once per
+    evaluation, however many roles name it (``--judge llm:X --attribution-judge llm4:X`` hold one copy of X);
+    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading."""
     from ..models import load_model, model_options
 
     base = BuildContext(**model_options(cfg))
     ready = dict(models or {})
-    if not ready:
-        return base
-    return dataclasses.replace(base, load_model=lambda name: ready[name] if name in ready else load_model(name, ctx=base))
+
+    def load(name: str) -> Any:
+        if name not in ready:
+            ready[name] = load_model(name, ctx=base)
+        return ready[name]
+
+    return dataclasses.replace(base, load_model=load)
 
 
 def judge_spec(cfg: Any, task: Task) -> str:
