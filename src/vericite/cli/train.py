@@ -18,16 +18,24 @@ def train() -> None:
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path), help="folder for model.onnx, tokenizer.json, caqa_judge.json (judge: caqa:<folder>)")
 @click.option("--epochs", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
-@click.option("--lr", type=float, default=5e-5, show_default=True)
+@click.option("--lr", type=float, default=5e-5, show_default=True, help="the encoder's learning rate")
+@click.option("--head-lr", type=float, default=1e-3, show_default=True, help="the new classification layer's learning rate")
+@click.option("--head", type=click.Choice(["mean", "cls"]), default="mean", show_default=True,
+              help="mean: a linear layer on mean-pooled token states (recipe 2); cls: BertForSequenceClassification's [CLS] pooler head (recipe 1, did not learn)")
+@click.option("--batches", type=click.Choice(["query", "shuffle"]), default="query", show_default=True,
+              help="query: a batch holds whole queries (all classes of a question side by side); shuffle: items in random order")
 @click.option("--max-length", type=click.IntRange(min=16), default=160, show_default=True, help="most tokens of one (question + answer, citation) input")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="train on the first N items only")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
-def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: float, max_length: int, limit: int | None,
-         seed: int, threads: int, quiet: bool) -> None:
+def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: float, head_lr: float, head: str, batches: str,
+         max_length: int, limit: int | None, seed: int, threads: int, quiet: bool) -> None:
     """Fine-tune all-MiniLM-L6-v2 as a four-class cross-encoder on CAQA items, export it to ONNX, and write a
-    folder the `caqa:<folder>` judge runs (judge-eval --task caqa --judge caqa:<folder>)."""
+    folder the `caqa:<folder>` judge runs (judge-eval --task caqa --judge caqa:<folder>).
+
+    The input is (question + answer statement, citation); the default head is a linear layer on the mean of the
+    token states (as all-MiniLM-L6-v2 was trained to pool), trained in batches of whole queries."""
     from ..bench.train_caqa import train_caqa
     from ..judges.meta_caqa import read_items
     from ..outputs import check_out_dir
@@ -36,7 +44,8 @@ def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: fl
     check_out_dir(out)
     n = len(read_items(data, split, limit).items)
     with progress_bar(n * epochs, "fine-tuning", enabled=not quiet) as advance:
-        card = train_caqa(data, out, split=split, epochs=epochs, batch_size=batch_size, lr=lr, max_length=max_length,
+        card = train_caqa(data, out, split=split, epochs=epochs, batch_size=batch_size, lr=lr, head_lr=head_lr, head=head,
+                          batches=batches, max_length=max_length,
                           limit=limit, seed=seed, threads=threads, progress=advance, log=lambda m: click.echo(m, err=True))
     t = card["training"]
     click.echo(f"trained on {t['items']} {split} items, {epochs} epochs in {t['seconds']} s (loss per epoch {t['mean_loss_per_epoch']})")
