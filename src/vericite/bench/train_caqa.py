@@ -5,7 +5,7 @@ judge (``judges/trained.py``) runs without torch.
 
 The classifier (recipe version 2, the default): the encoder's token states are mean-pooled over the attention
 mask, as sentence-transformers pooled them when all-MiniLM-L6-v2 was trained, and a fresh linear layer maps the
-pooled vector to the four logits; the layer learns at ``head_lr``, the encoder at ``lr``; a batch holds whole
+pooled vector to the four logits; the layer learns at ``head_lr`` (1e-3), the encoder at ``lr`` (1e-4); a batch holds whole
 queries (the items of one query differ only in the citation, so each batch shows the classes side by side).
 Version 1 (``head="cls"``) put ``BertForSequenceClassification``'s head on the [CLS] pooler, a layer that
 sentence-transformers never trained: it did not learn in 40 steps (docs/results-caqa.md records both). Either
@@ -213,7 +213,7 @@ def train_caqa(
     split: str = "train",
     epochs: int = 2,
     batch_size: int = 16,
-    lr: float = 5e-5,
+    lr: float = 1e-4,
     head_lr: float = 1e-3,
     head: str = "mean",
     batches: str = "query",

@@ -18,7 +18,7 @@ def train() -> None:
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False, path_type=Path), help="folder for model.onnx, tokenizer.json, caqa_judge.json (judge: caqa:<folder>)")
 @click.option("--epochs", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
-@click.option("--lr", type=float, default=5e-5, show_default=True, help="the encoder's learning rate")
+@click.option("--lr", type=float, default=1e-4, show_default=True, help="the encoder's learning rate")
 @click.option("--head-lr", type=float, default=1e-3, show_default=True, help="the new classification layer's learning rate")
 @click.option("--head", type=click.Choice(["mean", "cls"]), default="mean", show_default=True,
               help="mean: a linear layer on mean-pooled token states (recipe 2); cls: BertForSequenceClassification's [CLS] pooler head (recipe 1, did not learn)")
