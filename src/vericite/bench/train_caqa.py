@@ -147,11 +147,13 @@ def fit(
     warmup: float = 0.1,
     seed: int = 0,
     max_steps: int | None = None,
+    epoch_means: list[float] | None = None,
     progress: Callable[[int], None] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> list[float]:
     """Train ``model`` in place (AdamW, linear warm-up over ``warmup`` of the steps then linear decay, gradients
-    clipped at 1); returns the loss of every step. ``max_steps`` stops early (the schedule still spans ``epochs``)."""
+    clipped at 1); returns the loss of every step, and appends each epoch's mean loss over its items to
+    ``epoch_means``. ``max_steps`` stops early (the schedule still spans ``epochs``)."""
     import torch
 
     rng = random.Random(seed)
@@ -184,8 +186,11 @@ def fit(
                 progress(len(idx))
             if max_steps is not None and len(losses) >= max_steps:
                 break
-        if log and seen:
-            log(f"epoch {ep + 1}: mean loss {round(total / seen, 4)}")
+        if seen:
+            if epoch_means is not None:
+                epoch_means.append(round(total / seen, 4))
+            if log:
+                log(f"epoch {ep + 1}: mean loss {round(total / seen, 4)}")
         if max_steps is not None and len(losses) >= max_steps:
             break
     model.eval()
@@ -248,11 +253,11 @@ def train_caqa(
     seconds = [it["citation"] for it in items]
     keys = [query_key(it) for it in items]
     t0 = time.perf_counter()
+    losses: list[float] = []
     step_losses = fit(model, tok, firsts, seconds, labels, keys, epochs=epochs, batch_size=batch_size, lr=lr,
-                      head_lr=head_lr, max_length=max_length, batches=batches, seed=seed, progress=progress, log=log)
+                      head_lr=head_lr, max_length=max_length, batches=batches, seed=seed, epoch_means=losses,
+                      progress=progress, log=log)
     train_s = time.perf_counter() - t0
-    per_epoch = len(step_losses) // epochs if epochs else 0
-    losses = [round(sum(step_losses[e * per_epoch : (e + 1) * per_epoch]) / max(1, per_epoch), 4) for e in range(epochs)]
     export_onnx(model, tok, out / "model.onnx", max_length)
     shutil.copyfile(base_dir / "tokenizer.json", out / "tokenizer.json")
     card = {

@@ -113,7 +113,7 @@ def test_training_lowers_the_loss_and_the_onnx_judge_gives_the_torch_probabiliti
         tc.export_onnx = real_export
     assert card["version"] == 2 and card["recipe"]["head"] == "mean" and card["recipe"]["batches"] == "query"
     losses = card["training"]["loss_per_step"]
-    assert card["training"]["steps"] == len(losses) == 12 * 3
+    assert card["training"]["steps"] == len(losses) == 12 * 3 and len(card["training"]["mean_loss_per_epoch"]) == 12
     assert sum(losses[-6:]) / 6 < math.log(4) - 0.3 < sum(losses[:3]) / 3 + 0.3, losses
     judge = create("judges", f"caqa:{tmp_path / 'judge'}", BuildContext(cache=False))
     assert judge.id == "caqa:judge@2"
