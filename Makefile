@@ -30,7 +30,9 @@ bench: setup
 	$(BIN)/python benchmarks/bench_kalma_metrics.py
 	$(BIN)/python benchmarks/bench_generation.py
 
-# the four-class classifier of docs/results-caqa.md (91 MB of ONNX: not shipped, rebuilt here; about 1.5 h on two cores)
+# the four-class classifier of docs/results-caqa.md, recipe 2 (mean pooling, query batches; the default of `vericite
+# train caqa`), 91 MB of ONNX: not shipped, rebuilt here. Not run yet: estimated 1.5 h on two loaded cores; a 960-item,
+# one-epoch prefix at --max-length 96 took 156 s on one thread (docs/results-caqa.md): by that, ~15-20 min for this run
 caqa-judge: setup
 	$(BIN)/vericite train caqa --data datasets/caqa-bio.jsonl --split train --epochs 3 --seed 0 --out runs/caqa-minilm-full
 
