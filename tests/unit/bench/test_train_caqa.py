@@ -117,7 +117,7 @@ def test_training_lowers_the_loss_and_the_onnx_judge_gives_the_torch_probabiliti
     assert sum(losses[-6:]) / 6 < math.log(4) - 0.3 < sum(losses[:3]) / 3 + 0.3, losses
     judge = create("judges", f"caqa:{tmp_path / 'judge'}", BuildContext(cache=False))
     assert judge.id == "caqa:judge@2"
-    pairs = [JudgePair(f"the cat was in the park {i}", cit, question="where was the cat") for i, cit in enumerate(CITATIONS.values())]
+    pairs = [JudgePair(cit, f"the cat was in the park {i}", question="where was the cat") for i, cit in enumerate(CITATIONS.values())]  # evidence, claim
     got = np.array([[j.scores[c] for c in judge.labels] for j in judge.judge(pairs)])
     tok = AutoTokenizer.from_pretrained(str(tiny_base))
     want = tc.predict(kept["model"], tok, [f"{p.question} {p.claim}" for p in pairs], [p.evidence for p in pairs], max_length=32)
@@ -134,7 +134,7 @@ def test_a_recipe_1_folder_still_loads_with_its_version_in_the_id(tiny_base, tmp
     assert card["version"] == 1 and card["recipe"]["head"] == "cls"
     judge = create("judges", f"caqa:{tmp_path / 'old'}", BuildContext(cache=False))
     assert judge.id == "caqa:old@1"
-    (j,) = judge.judge([JudgePair("the cat was in the park", "the cat sat", question="where was the cat")])
+    (j,) = judge.judge([JudgePair("the cat sat", "the cat was in the park", question="where was the cat")])
     assert j.status == "ok" and sum(j.scores.values()) == pytest.approx(1.0, abs=1e-4)
 
 
@@ -146,3 +146,36 @@ def test_an_unknown_head_or_batching_is_one_error(tiny_base, tmp_path):
         train_caqa(write_items(tmp_path / "c.jsonl", 1), tmp_path / "x", head="max", base=tiny_base)
     with pytest.raises(VericiteError, match="batching"):
         make_batches(["a"], 4, random.Random(0), "sorted")
+
+
+def test_first_answer_trains_and_judges_on_the_answer_statement_alone(tiny_base, tmp_path):
+    import numpy as np
+    from transformers import AutoTokenizer
+
+    from vericite.bench import train_caqa as tc
+
+    data = write_items(tmp_path / "caqa.jsonl", queries=2)
+    kept = {}
+    real_export = tc.export_onnx
+
+    def export_and_keep(model, tok, path, max_length):
+        kept["model"] = model
+        real_export(model, tok, path, max_length)
+
+    tc.export_onnx = export_and_keep
+    try:
+        card = tc.train_caqa(data, tmp_path / "a", epochs=1, batch_size=8, first="answer", max_length=32, threads=1, base=tiny_base)
+    finally:
+        tc.export_onnx = real_export
+    assert card["recipe"]["first"] == "answer" and "--first answer" in card["command"]
+    judge = create("judges", f"caqa:{tmp_path / 'a'}", BuildContext(cache=False))
+    one, other = judge.judge([JudgePair("the cat sat", "the cat was in the park", question="where was the cat"),  # evidence, claim
+                              JudgePair("the cat sat", "the cat was in the park", question="a big old city")])
+    assert one.scores == other.scores, "the question reached the input"
+    tok = AutoTokenizer.from_pretrained(str(tiny_base))
+    want = tc.predict(kept["model"], tok, ["the cat was in the park"], ["the cat sat"], max_length=32)[0]
+    assert np.allclose([one.scores[c] for c in judge.labels], want, atol=1e-4)
+    from vericite.errors import VericiteError
+
+    with pytest.raises(VericiteError, match="first text"):
+        tc.train_caqa(data, tmp_path / "b", first="citation", base=tiny_base)
