@@ -52,7 +52,7 @@ def test_train_then_judge(tmp_path):
     assert sum(got[0].scores.values()) == pytest.approx(1.0, abs=1e-4) and got[0].scores == got[2].scores
     # the ONNX graph gives the torch model's probabilities, on items of different lengths batched together
     items = [json.loads(line) for line in data.read_text().splitlines()][:5]
-    some = [JudgePair(it["answer"], it["citation"], question=it["question"]) for it in items]
+    some = [JudgePair(it["citation"], it["answer"], question=it["question"]) for it in items]  # evidence, claim
     onnx = np.array([[j.scores[c] for c in judge.labels] for j in judge.judge(some)])
     torch_probs = tc.predict(kept["model"], kept["tok"], [f"{p.question} {p.claim}" for p in some], [p.evidence for p in some], max_length=64)
     assert np.allclose(onnx, torch_probs, atol=1e-4), (onnx, torch_probs)
