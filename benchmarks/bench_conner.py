@@ -69,6 +69,7 @@ def main() -> None:
     ap.add_argument("--skip-measures", action="store_true")
     ap.add_argument("--skip-alone", action="store_true", help="time all measures together only, not each alone")
     ap.add_argument("--skip-cross-encoder", action="store_true")
+    ap.add_argument("--baselines", default="alone,context", help="the one-call-per-sentence baselines of part 2: alone, context or both")
     ap.add_argument("--cross-encoder-only", action="store_true", help="part 3 alone (no LLM)")
     a = ap.parse_args()
     print(f"# {platform.machine()} {platform.python_version()}, n={a.n}, runs={a.runs}, lm={a.lm}, judge={a.judge}, evidence_words={a.evidence_words}")
@@ -108,13 +109,15 @@ def main() -> None:
     print(f"LM sentence scoring, {len(texts)} texts, {n_sent} sentences, medians of {a.runs}:", flush=True)
     batched = median_time(lambda: sentence_logprobs(lm, texts, spans, context="paragraph"), a.runs)
     print(f"  one evaluation per text            {batched:.2f} s", flush=True)
-    alone = median_time(lambda: [sentence_logprobs_one_by_one(lm, t, s) for t, s in zip(texts, spans)], a.runs)
-    print(f"  one call per sentence, alone       {alone:.2f} s ({alone / batched:.2f}x)", flush=True)
-    after = median_time(lambda: [sentence_logprobs_one_by_one(lm, t, s, context="paragraph") for t, s in zip(texts, spans)], a.runs)
-    print(f"  one call per sentence, in context  {after:.2f} s ({after / batched:.2f}x)", flush=True)
-    gap = mean_logprob_gap(sentence_logprobs(lm, texts, spans, context="paragraph"),
-                           [sentence_logprobs_one_by_one(lm, t, s, context="paragraph") for t, s in zip(texts, spans)])
-    print(f"  largest gap of a sentence's mean log-prob, one evaluation vs one call per sentence in context: {gap:.4f}")
+    if "alone" in a.baselines:
+        alone = median_time(lambda: [sentence_logprobs_one_by_one(lm, t, s) for t, s in zip(texts, spans)], a.runs)
+        print(f"  one call per sentence, alone       {alone:.2f} s ({alone / batched:.2f}x)", flush=True)
+    if "context" in a.baselines:
+        after = median_time(lambda: [sentence_logprobs_one_by_one(lm, t, s, context="paragraph") for t, s in zip(texts, spans)], a.runs)
+        print(f"  one call per sentence, in context  {after:.2f} s ({after / batched:.2f}x)", flush=True)
+        gap = mean_logprob_gap(sentence_logprobs(lm, texts, spans, context="paragraph"),
+                               [sentence_logprobs_one_by_one(lm, t, s, context="paragraph") for t, s in zip(texts, spans)])
+        print(f"  largest gap of a sentence's mean log-prob, one evaluation vs one call per sentence in context: {gap:.4f}")
     if not a.skip_cross_encoder:
         cross_encoder(samples, texts, a.runs)
 

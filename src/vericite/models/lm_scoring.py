@@ -80,9 +80,18 @@ def sentence_logprobs_one_by_one(backend: Any, text: str, spans: Sequence[Span],
         raise VericiteError(f"sentence context must be one of {', '.join(SENTENCE_CONTEXTS)}, not {context!r}")
     out = []
     for s, e in spans:
-        # in context, the whitespace before the sentence goes with it, as the tokens of one evaluation do
-        prefix = text[:s].rstrip() if context == "paragraph" else ""
-        out.append(list(backend.continuation_logprobs([(prefix, text[len(prefix) if prefix else s : e])])[0]))
+        if context == "sentence":
+            out.append(list(backend.continuation_logprobs([("", text[s:e])])[0]))
+            continue
+        # in context, the whitespace before the sentence is tokenised with it, as in one evaluation of the text;
+        # a token that is only that whitespace is left out as group_by_spans leaves it out (with token spans)
+        prefix = text[:s].rstrip()
+        tail = text[len(prefix) : e]
+        if isinstance(backend, TokenSpanScorer):
+            row = backend.continuation_token_spans([(prefix, tail)])[0]
+            out.append(group_by_spans(row, [(s - len(prefix), e - len(prefix))])[0])
+        else:
+            out.append(list(backend.continuation_logprobs([(prefix, tail)])[0]))
     return out
 
 
