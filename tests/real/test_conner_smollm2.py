@@ -16,26 +16,33 @@ from tests.conftest import need, require_smollm2
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
 
-def test_knowledge_generated_and_measured_with_smollm2(tmp_path):
+@pytest.fixture(scope="module")
+def nq_index(tmp_path_factory):
+    """SmolLM2 is there, ../shared/data/conner beside the checkout, and nq-500's index, built once for the module."""
     require_smollm2()
     from vericite.paths import shared_data_dir
 
     d = shared_data_dir(required=False)
     need(d is not None and (d / "conner" / "nq").is_dir(), "../shared/data/conner is not beside this checkout")
-    run = CliRunner()
-    r = run.invoke(cli, ["docs", "index", "nq-500", "--index", str(tmp_path / "idx")])
+    idx = tmp_path_factory.mktemp("conner") / "idx"
+    r = CliRunner().invoke(cli, ["docs", "index", "nq-500", "--index", str(idx)])
     assert r.exit_code == 0, r.output
+    return str(idx)
+
+
+def test_knowledge_generated_and_measured_with_smollm2(tmp_path, nq_index):
+    run = CliRunner()
     r = run.invoke(cli, ["generate", "--method", "conner-knowledge", "--dataset", "nq-500", "--model", "smollm2-135m", "--shot", "1",
                          "--max-tokens", "40", "--limit", "3", "--no-cache", "-q", "--out", str(tmp_path / "k")])
     assert r.exit_code == 0, r.output
     recs = [json.loads(x) for x in (tmp_path / "k" / "samples.jsonl").read_text().splitlines()]
     assert len(recs) == 3 and all(len(x["demonstrations"]) == 1 and x["id"] not in x["demonstrations"] for x in recs)
-    r = run.invoke(cli, ["evaluate", "--task", "conner:evidence_k=2,shuffles=2,unrelated=1", "--input", str(tmp_path / "k"), "--index", str(tmp_path / "idx"),
+    r = run.invoke(cli, ["evaluate", "--task", "conner:evidence_k=2,shuffles=2,unrelated=1", "--input", str(tmp_path / "k"), "--index", nq_index,
                          "--judge", "llm3:smollm2-135m", "--relevance-model", "fake", "--no-cache", "-q", "--resamples", "50", "--out", str(tmp_path / "e")])
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "e" / "results.json").read_text())
     ev = res["evaluation"]["conner"]
-    assert ev["lm"] == "smollm2-135m" and ev["judge"] == "llm3:smollm2-135m@1" and ev["evidence_index"] == str(tmp_path / "idx")
+    assert ev["lm"] == "smollm2-135m" and ev["judge"] == "llm3:smollm2-135m@1" and ev["evidence_index"] == nq_index
     for name in ("relevance", "coherence_sentence", "informativeness", "helpfulness"):
         m = res["metrics"][name]
         assert m["value"] is not None and 0.0 <= m["value"] <= 1.0, (name, m)
@@ -45,19 +52,12 @@ def test_knowledge_generated_and_measured_with_smollm2(tmp_path):
         assert m["value"] is not None or m["reason"], (name, m)
 
 
-def test_knowledge_selection_by_q_know_with_smollm2(tmp_path):
+def test_knowledge_selection_by_q_know_with_smollm2(tmp_path, nq_index):
     """configs/conner-select.yaml's levels 2-3 on the first question, small: r = 2 SmolLM2 samples (top-p 0.9), each
     scored by Q_know (SmolLM2's llm3 judge against the top passage of the NQ index, the fake scorer), the best
     kept; the baseline level keeps one sample."""
-    require_smollm2()
-    from vericite.paths import shared_data_dir
-
-    d = shared_data_dir(required=False)
-    need(d is not None and (d / "conner" / "nq").is_dir(), "../shared/data/conner is not beside this checkout")
     run = CliRunner()
-    r = run.invoke(cli, ["docs", "index", "nq-500", "--index", str(tmp_path / "idx")])
-    assert r.exit_code == 0, r.output
-    idx = str(tmp_path / "idx")
+    idx = nq_index
     cfg = tmp_path / "select.yaml"
     cfg.write_text(
         "name: t\ndataset: nq-500\nmodel: smollm2-135m\nlimit: 1\nmethod: conner-knowledge\n"

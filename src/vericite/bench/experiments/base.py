@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
+from ...errors import VericiteError
 from ...types import Sample
 
-__all__ = ["Experiment", "Transformed"]
+__all__ = ["Experiment", "Transformed", "factory"]
 
 
 class Transformed(list):  # list[Sample]
@@ -75,3 +76,16 @@ class Experiment:
 
     def presentation(self) -> dict[str, Any]:
         return {"descending": self.descending, "curves": [{"title": t, "metrics": list(names)} for t, names in self.curves]}
+
+
+def factory(exp: Experiment) -> Callable[..., Experiment]:
+    """The registry factory of an experiment that takes no argument (``name``, not ``name:arg``): its levels and
+    options are set in the run config."""
+
+    def from_spec(arg: str, *, ctx: Any, **options: Any) -> Experiment:
+        if arg:
+            raise VericiteError(f"experiment {exp.name!r} takes no argument (got {exp.name}:{arg}); set its levels in the run config")
+        return exp
+
+    from_spec.__doc__ = f"Registry factory: ``{exp.name}``."
+    return from_spec

@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from ...errors import VericiteError
-from .base import Experiment, Transformed
+from .base import Experiment, Transformed, factory
 
 METHOD = "conner-knowledge"
 SOURCES = {0: "zero-shot", 1: "few-shot", 2: "BM25 top 1", 3: "reference"}
@@ -93,15 +93,5 @@ CONNER_SELECTION = Experiment(
 EXPERIMENTS = {e.name: e for e in (CONNER_SOURCES, CONNER_SELECTION)}
 
 
-def from_spec_for(name: str) -> Any:
-    def from_spec(arg: str, *, ctx: Any, **options: Any) -> Experiment:
-        if arg:
-            raise VericiteError(f"experiment {name!r} takes no argument (got {name}:{arg}); set its levels in the run config")
-        return EXPERIMENTS[name]
-
-    from_spec.__doc__ = f"Registry factory: ``{name}``."
-    return from_spec
-
-
-sources_from_spec = from_spec_for("conner-sources")
-selection_from_spec = from_spec_for("conner-selection")
+sources_from_spec = factory(CONNER_SOURCES)
+selection_from_spec = factory(CONNER_SELECTION)

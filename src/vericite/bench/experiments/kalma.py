@@ -53,7 +53,7 @@ from typing import Any, Sequence
 
 from ...errors import DataError, VericiteError
 from ...types import Sample, Triple
-from .base import Experiment, Transformed
+from .base import Experiment, Transformed, factory
 
 __all__ = [
     "remove_knowledge",
@@ -265,17 +265,5 @@ RETRIEVAL_ACCURACY = Experiment(
     curves=KALMA_CURVES,
 )
 
-def _takes_no_argument(exp: Experiment, arg: str) -> Experiment:
-    if arg:
-        raise VericiteError(f"experiment {exp.name!r} takes no argument (got {exp.name}:{arg}); set its levels in the run config")
-    return exp
-
-
-def conscious_incompetence_from_spec(arg: str, *, ctx: Any, **options: Any) -> Experiment:
-    """Registry factory: ``conscious-incompetence``."""
-    return _takes_no_argument(CONSCIOUS_INCOMPETENCE, arg)
-
-
-def retrieval_accuracy_from_spec(arg: str, *, ctx: Any, **options: Any) -> Experiment:
-    """Registry factory: ``retrieval-accuracy``."""
-    return _takes_no_argument(RETRIEVAL_ACCURACY, arg)
+conscious_incompetence_from_spec = factory(CONSCIOUS_INCOMPETENCE)
+retrieval_accuracy_from_spec = factory(RETRIEVAL_ACCURACY)

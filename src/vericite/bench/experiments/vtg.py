@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from ...errors import VericiteError
-from .base import Experiment, Transformed
+from .base import Experiment, Transformed, factory
 
 VTG_CURVES = (
     ("Citation quality", ("alce_citation_recall", "alce_citation_precision", "alce_citation_f1")),
@@ -71,18 +71,8 @@ VTG_METHODS = _experiment("vtg-methods", "method (0 vanilla, 1 summ, 2 snippet, 
 EXPERIMENTS = {e.name: e for e in (VTG_DOCS_PER_QUERY, VTG_QUERIES, VTG_TRIALS, VTG_ABLATION, VTG_METHODS)}
 
 
-def from_spec_for(name: str) -> Any:
-    def from_spec(arg: str, *, ctx: Any, **options: Any) -> Experiment:
-        if arg:
-            raise VericiteError(f"experiment {name!r} takes no argument (got {name}:{arg}); set its levels in the run config")
-        return EXPERIMENTS[name]
-
-    from_spec.__doc__ = f"Registry factory: ``{name}``."
-    return from_spec
-
-
-docs_per_query_from_spec = from_spec_for("vtg-docs-per-query")
-queries_from_spec = from_spec_for("vtg-queries")
-trials_from_spec = from_spec_for("vtg-trials")
-ablation_from_spec = from_spec_for("vtg-ablation")
-methods_from_spec = from_spec_for("vtg-methods")
+docs_per_query_from_spec = factory(VTG_DOCS_PER_QUERY)
+queries_from_spec = factory(VTG_QUERIES)
+trials_from_spec = factory(VTG_TRIALS)
+ablation_from_spec = factory(VTG_ABLATION)
+methods_from_spec = factory(VTG_METHODS)
