@@ -1,16 +1,27 @@
 """Agreement of vericite's CONNER measures with what others measured (issue 14, part 5):
-``python -m vericite.bench.conner_agreement [--lm MODEL] [--limit N] [--alce-limit N] [--out FILE]``.
+``python -m vericite.bench.conner_agreement [--lm MODEL] [--limit N] [--max-words W] [--alce-limit N]
+[--skip-nq | --skip-alce] [--out FILE]``.
 
 1. CONNER's own per-item figures for the NQ reference passages (``../shared/data/conner/nq/random_testset/``):
    ``nq_ref_rel`` (monoBERT relevance; 368 values for 500 passages, in an order the release does not say: they
    are paired with the first 368 passages of ``nq_ref`` by position, which is an assumption) and
-   ``nq_ref_avg_sent_ppl`` (GPT-Neo mean sentence perplexity; 500 values, NaN kept out). vericite's relevance
-   (the embedded ms-marco cross-encoder on (question, passage)) and, with ``--lm``, its mean sentence
-   perplexity are compared by Spearman's rank correlation: the models differ, so ranking is what can agree.
+   ``nq_ref_avg_sent_ppl`` (GPT-Neo: per passage the mean over its sentences of min(PPL, 200); 500 values that
+   CONNER's ppl.py wrote in ``nq_ref``'s line order, so the pairing by position is how the file was made; NaN
+   left out). vericite's relevance (the embedded ms-marco cross-encoder on (question, passage)) and, with
+   ``--lm``, each sentence's perplexity (each sentence alone, as ppl.py) are compared by Spearman's rank
+   correlation: the models differ, so ranking is what can agree. Two rows for the LM: the mean sentence PPL
+   against theirs (like for like), and ``coherence_sentence`` (Eq. 3, the mean of 1/PPL) against 1/theirs (a
+   reciprocal keeps the ranking reversed, so a positive rho is agreement on both rows). ``--max-words`` leaves
+   out passages longer than W words (some are whole articles), counted in the output.
 2. ALCE's human utility ratings (``../shared/data/alce/human_eval/human_eval_utility_completed.json``, 1–5, the
    only human ratings offline): Somers' D of the rating given vericite's relevance of (question, output) and,
    with ``--lm``, its coherence_sentence and informativeness. These are ALCE answers rated for utility, not
-   CONNER knowledge rated for its six perspectives: a proxy, said so in the output.
+   CONNER knowledge rated for its six perspectives: a proxy, said so in the output. The answers are taken in the
+   file's order (dataset, then system, then question), so ``--alce-limit`` takes the first system's answers; with
+   ``--alce-interleave`` one answer of each of the eight (dataset, system) in turn, so a prefix covers them all.
+
+The LM's texts are scored a few at a time (progress on stderr), each chunk reaching the call cache when it is
+done: a run cut off is continued by the same command.
 
 Prints one JSON object (and writes it to ``--out``).
 """
@@ -22,9 +33,12 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
+
+#: texts scored per model call (each chunk reaches the call cache when done: a cut-off run resumes)
+CHUNK = 4
 
 
 def ranks(x: Sequence[float]) -> np.ndarray:
@@ -71,8 +85,8 @@ def _floats(text: str) -> list[float]:
     return [float(v) for v in text.split()]
 
 
-def conner_nq(scorer: Any, lm: Any, limit: int | None) -> dict[str, Any]:
-    from ..models.lm_scoring import perplexity
+def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = None) -> dict[str, Any]:
+    from ..models.lm_scoring import PPL_CAP, perplexity
     from ..paths import shared_data_dir
     from ..attribution.sentences import split_sentences
     from ..datasets.nq import load_nq
@@ -97,22 +111,58 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None) -> dict[str, Any]:
         return out
     from ..models.lm_scoring import sentence_logprobs
 
-    texts, spans = [], []
+    long_out = 0
+    texts, spans, theirs_all = [], [], []
     for i in range(min(n, len(ppl_theirs))):
+        if max_words is not None and len(passages[i].split()) > max_words:
+            long_out += 1
+            continue
         texts.append(passages[i])
         spans.append([(s.start, s.end) for s in split_sentences(passages[i]) if s.clean])
-    rows = sentence_logprobs(lm, texts, spans, context="sentence")
-    mine, theirs = [], []
+        theirs_all.append(ppl_theirs[i])
+    rows = chunked(lambda ts, ss: sentence_logprobs(lm, ts, ss, context="sentence"), texts, spans, "NQ reference passages")
+    mean_ppl, inv_ppl, theirs = [], [], []
     for i, sents in enumerate(rows):
         ppls = [p for p in (perplexity(lps) for lps in sents) if p is not None]
-        if ppls and not math.isnan(ppl_theirs[i]):
-            mine.append(sum(ppls) / len(ppls))
-            theirs.append(ppl_theirs[i])
-    out["sentence_perplexity"] = {"spearman": spearman(mine, theirs), "n": len(mine), "ours": f"mean sentence PPL (cap 200) of {lm.identity().name}, each sentence alone", "theirs": "nq_ref_avg_sent_ppl (GPT-Neo)"}
+        if ppls and not math.isnan(theirs_all[i]):
+            mean_ppl.append(sum(ppls) / len(ppls))
+            inv_ppl.append(sum(1 / p for p in ppls) / len(ppls))
+            theirs.append(theirs_all[i])
+    model = lm.identity().name
+    alignment = (f"their {len(ppl_theirs)} values, written by CONNER's ppl.py in nq_ref's line order (it asserts 500), "
+                 "paired with nq_ref's lines by position: the order the file was made in; their NaN left out")
+    kept = f"the first {n} passages" + (f", {long_out} of them over {max_words} words left out" if max_words is not None else "")
+    out["sentence_perplexity"] = {
+        "spearman": spearman(mean_ppl, theirs), "n": len(mean_ppl), "passages": kept,
+        "ours": f"mean sentence PPL (cap {PPL_CAP:g}) of {model}, each sentence alone (as CONNER's ppl.py)",
+        "theirs": "nq_ref_avg_sent_ppl (GPT-Neo 2.7B: mean over nltk sentences of min(PPL, 200); the released values stop at 100.0)",
+        "alignment": alignment,
+    }
+    out["coherence_sentence"] = {
+        "spearman": spearman(inv_ppl, [1 / t for t in theirs]), "n": len(inv_ppl), "passages": kept,
+        "ours": f"coherence_sentence (Eq. 3): mean over sentences of 1/PPL (cap {PPL_CAP:g}) of {model}, each sentence alone",
+        "theirs": "1 / nq_ref_avg_sent_ppl (their file holds the mean sentence PPL; its reciprocal ranks as coherence does, so a positive rho is agreement)",
+        "alignment": alignment,
+    }
     return out
 
 
-def alce_utility(scorer: Any, lm: Any, limit: int | None) -> dict[str, Any]:
+def chunked(score: Callable[[list[str], list[Any]], list[Any]], texts: list[str], spans: list[Any], what: str, size: int = CHUNK) -> list[Any]:
+    """``score`` over ``size`` texts at a time, with progress on stderr: each chunk's model calls reach the call
+    cache when it is done, so a run cut off is continued by the same command."""
+    rows: list[Any] = []
+    for k in range(0, len(texts), size):
+        rows.extend(score(texts[k : k + size], spans[k : k + size]))
+        print(f"  {what}: {min(k + size, len(texts))}/{len(texts)}", file=sys.stderr, flush=True)
+    return rows
+
+
+def interleave(groups: Sequence[Sequence[Any]]) -> list[Any]:
+    """The first of each group, then the second of each, ...: a prefix covers every group."""
+    return [g[i] for i in range(max((len(g) for g in groups), default=0)) for g in groups if i < len(g)]
+
+
+def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = False) -> dict[str, Any]:
     from ..attribution.sentences import split_sentences
     from ..metrics.conner import INFO_PREFIX, sigmoid
     from ..models.lm_scoring import continuation_logprobs, perplexity, sentence_logprobs
@@ -120,10 +170,13 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None) -> dict[str, Any]:
 
     f = shared_data_dir() / "alce" / "human_eval" / "human_eval_utility_completed.json"  # type: ignore[operator]
     doc = json.loads(Path(f).read_text(encoding="utf-8"))
-    items = [(it["question"], it["output"], float(it["utility_score"])) for sub in doc.values() for model in sub.values() for it in model.values()
-             if isinstance(it, dict) and str(it.get("output", "")).strip() and it.get("utility_score") is not None]
+    groups = [[(it["question"], it["output"], float(it["utility_score"])) for it in model.values()
+               if isinstance(it, dict) and str(it.get("output", "")).strip() and it.get("utility_score") is not None]
+              for sub in doc.values() for model in sub.values()]
+    items = interleave(groups) if interleaved else [x for g in groups for x in g]
     items = items[: limit or len(items)]
-    out: dict[str, Any] = {"source": str(f), "comparable": "ALCE answers rated 1-5 for utility, not CONNER knowledge rated per perspective: a proxy"}
+    out: dict[str, Any] = {"source": str(f), "comparable": "ALCE answers rated 1-5 for utility, not CONNER knowledge rated per perspective: a proxy",
+                           "order": "one answer of each (dataset, system) in turn" if interleaved else "the file's order (dataset, system, question)"}
     rel = [sigmoid(float(v)) for v in scorer.score([(q, o) for q, o, _ in items])]
     out["relevance"] = {"somers_d": somers_d(rel, [u for *_, u in items]), "n": len(items)}
     if lm is None:
@@ -131,11 +184,13 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None) -> dict[str, Any]:
         return out
     spans = [[(s.start, s.end) for s in split_sentences(o) if s.clean] for _, o, _ in items]
     coh = []
-    for sents in sentence_logprobs(lm, [o for _, o, _ in items], spans):
+    outputs = [o for _, o, _ in items]
+    for sents in chunked(lambda ts, ss: sentence_logprobs(lm, ts, ss), outputs, spans, "ALCE coherence"):
         inv = [1 / p for p in (perplexity(x) for x in sents) if p is not None]
         coh.append(sum(inv) / len(inv) if inv else float("nan"))
     info = []
-    for lps in continuation_logprobs(lm, [(INFO_PREFIX.format(topic="", query=q), o) for q, o, _ in items]):
+    prefixes = [INFO_PREFIX.format(topic="", query=q) for q, _, _ in items]
+    for lps in chunked(lambda ps, os_: continuation_logprobs(lm, list(zip(ps, os_))), prefixes, outputs, "ALCE informativeness"):
         info.append(1 - math.exp(sum(lps) / len(lps)) if lps else float("nan"))
     u = [x for *_, x in items]
     for name, vals in (("coherence_sentence", coh), ("informativeness", info)):
@@ -148,7 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vericite.bench.conner_agreement", description=__doc__.split("\n\n")[0])
     ap.add_argument("--lm", help="a causal LM for sentence perplexity, coherence and informativeness (load it under the model lock)")
     ap.add_argument("--limit", type=int, help="the first N NQ reference passages")
+    ap.add_argument("--max-words", type=int, help="leave out NQ reference passages longer than this (some are whole articles); counted in the output")
+    ap.add_argument("--skip-alce", action="store_true", help="the NQ part only")
+    ap.add_argument("--skip-nq", action="store_true", help="the ALCE part only")
     ap.add_argument("--alce-limit", type=int, help="the first N ALCE rated answers")
+    ap.add_argument("--alce-interleave", action="store_true", help="take ALCE's answers one of each (dataset, system) in turn, so a prefix covers all eight")
     ap.add_argument("--relevance-model", default="ms-marco")
     ap.add_argument("--out", help="write the JSON here too")
     a = ap.parse_args(argv)
@@ -165,7 +224,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ..models import load_model
 
             lm = load_model(a.lm)
-        result = {"conner_nq_reference": conner_nq(scorer, lm, a.limit), "alce_human_utility": alce_utility(scorer, lm, a.alce_limit)}
+        result = {}
+        if not a.skip_nq:
+            result["conner_nq_reference"] = conner_nq(scorer, lm, a.limit, a.max_words)
+        if not a.skip_alce:
+            result["alce_human_utility"] = alce_utility(scorer, lm, a.alce_limit, a.alce_interleave)
     except VericiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

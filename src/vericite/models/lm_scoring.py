@@ -73,9 +73,26 @@ def sentence_logprobs(backend: Any, texts: Sequence[str], sentences: Sequence[Se
     return out
 
 
-def sentence_logprobs_one_by_one(backend: Any, text: str, spans: Sequence[Span]) -> list[list[float]]:
-    """The baseline of the benchmark: one backend call per sentence."""
-    return [list(backend.continuation_logprobs([("", text[s:e])])[0]) for s, e in spans]
+def sentence_logprobs_one_by_one(backend: Any, text: str, spans: Sequence[Span], *, context: str = "sentence") -> list[list[float]]:
+    """The baseline of the benchmark: one backend call per sentence, the sentence alone (``sentence``) or after
+    the text before it (``paragraph``: the log-probs that one evaluation of the text gives, one call each)."""
+    if context not in SENTENCE_CONTEXTS:
+        raise VericiteError(f"sentence context must be one of {', '.join(SENTENCE_CONTEXTS)}, not {context!r}")
+    out = []
+    for s, e in spans:
+        if context == "sentence":
+            out.append(list(backend.continuation_logprobs([("", text[s:e])])[0]))
+            continue
+        # in context, the whitespace before the sentence is tokenised with it, as in one evaluation of the text;
+        # a token that is only that whitespace is left out as group_by_spans leaves it out (with token spans)
+        prefix = text[:s].rstrip()
+        tail = text[len(prefix) : e]
+        if isinstance(backend, TokenSpanScorer):
+            row = backend.continuation_token_spans([(prefix, tail)])[0]
+            out.append(group_by_spans(row, [(s - len(prefix), e - len(prefix))])[0])
+        else:
+            out.append(list(backend.continuation_logprobs([(prefix, tail)])[0]))
+    return out
 
 
 def continuation_logprobs(backend: Any, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:

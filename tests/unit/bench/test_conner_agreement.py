@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from types import SimpleNamespace
+
 import pytest
 
-from vericite.bench.conner_agreement import _floats, ranks, somers_d, spearman
+from vericite.bench.conner_agreement import _floats, chunked, conner_nq, ranks, somers_d, spearman
+from vericite.fakes.scoring import FakePairScorer
+from vericite.models.fake import FakeBackend
+from vericite.models.lm_scoring import perplexity
 
 
 def test_ranks_share_ties():
@@ -27,3 +33,54 @@ def test_floats_reads_lines_and_a_json_list_with_nan():
     assert _floats("0.5\n0.25\n") == [0.5, 0.25]
     got = _floats("[1.0, NaN, 2.5]\n3.0\t1.0")
     assert got[0] == 1.0 and got[1] != got[1] and got[2] == 2.5
+
+
+def _nq_data(tmp_path, monkeypatch, passages, ppl):
+    d = tmp_path / "data" / "conner" / "nq" / "random_testset"
+    d.mkdir(parents=True)
+    (d / "nq_ref").write_text("\n".join(passages) + "\n", encoding="utf-8")
+    (d / "nq_ref_rel").write_text("\n".join(str(0.1 * i) for i in range(len(passages) - 1)) + "\n")
+    (d / "nq_ref_avg_sent_ppl").write_text(json.dumps(ppl).replace("null", "NaN") + "\n0.5")
+    monkeypatch.setenv("VERICITE_DATA", str(tmp_path / "data"))
+    import vericite.datasets.nq as nq
+
+    monkeypatch.setattr(nq, "load_nq", lambda *a, **k: [SimpleNamespace(question=f"q{i}") for i in range(len(passages))])
+
+
+def test_conner_nq_sentence_perplexity_and_coherence_signs(tmp_path, monkeypatch):
+    """Their file holds mean sentence PPL; coherence_sentence is mean 1/PPL: it is compared with 1/theirs, so a
+    model that ranks like CONNER's gives +1 on both rows. NaN and over-long passages are left out, counted."""
+    passages = ["Alpha beta gamma.", "Delta epsilon.", "Zeta eta theta iota kappa lambda mu nu.", "Xi omicron pi rho.", "Sigma tau."]
+    lm = FakeBackend()
+    mine = [perplexity(lps) for lps in lm.continuation_logprobs([("", p) for p in passages])]  # one sentence each
+    ppl = [mine[0], mine[1], None, mine[3], mine[4]]  # CONNER's NaN on the third
+    _nq_data(tmp_path, monkeypatch, passages, ppl)
+    out = conner_nq(FakePairScorer(), lm, None, max_words=6)
+    sp, coh = out["sentence_perplexity"], out["coherence_sentence"]
+    assert sp["n"] == coh["n"] == 4  # the third: over 6 words (and NaN)
+    assert sp["spearman"] == pytest.approx(1.0) and coh["spearman"] == pytest.approx(1.0)
+    assert "1 of them over 6 words left out" in sp["passages"]
+    assert out["relevance"]["n"] == 4  # their 4 relevance values, by position
+    reversed_ppl = [1 / p if p else None for p in ppl]
+    (tmp_path / "data" / "conner" / "nq" / "random_testset" / "nq_ref_avg_sent_ppl").write_text(json.dumps(reversed_ppl).replace("null", "NaN"))
+    out = conner_nq(FakePairScorer(), lm, 4)
+    assert out["sentence_perplexity"]["spearman"] == pytest.approx(-1.0) and out["coherence_sentence"]["n"] == 3
+
+
+def test_chunked_scores_a_chunk_per_call_so_a_cut_off_run_resumes_from_the_cache(capsys):
+    calls = []
+
+    def score(ts, ss):
+        calls.append(list(ts))
+        return [t.upper() for t in ts]
+
+    assert chunked(score, list("abcde"), [None] * 5, "things", size=2) == list("ABCDE")
+    assert calls == [["a", "b"], ["c", "d"], ["e"]]
+    assert "things: 5/5" in capsys.readouterr().err
+
+
+def test_interleave_takes_one_of_each_group_in_turn():
+    from vericite.bench.conner_agreement import interleave
+
+    assert interleave([[1, 2, 3], [10], [20, 21]]) == [1, 10, 20, 2, 21, 3]
+    assert interleave([]) == []

@@ -69,3 +69,45 @@ def test_perplexity_is_capped_and_none_without_tokens():
     assert perplexity([math.log(0.5)] * 3) == pytest.approx(2.0)
     assert perplexity([-50.0]) == PPL_CAP
     assert perplexity([-50.0], cap=None) > 1e20
+
+
+def test_one_call_per_sentence_in_context_gives_what_one_evaluation_gives():
+    """The benchmark's like-for-like baseline: each sentence after the text before it (one call each) scores the
+    same tokens with the same log-probs as one evaluation of the whole text."""
+    fake = FakeBackend()
+    text = "Rome is old.  It has seven hills. Its river is the Tiber."
+    spans = [(0, 12), (14, 33), (34, 57)]
+    para = sentence_logprobs(fake, [text], [spans])[0]
+    before = fake.calls["continuation_token_spans"]
+    in_context = sentence_logprobs_one_by_one(fake, text, spans, context="paragraph")
+    assert in_context == para and [len(x) for x in para] == [3, 4, 5]
+    assert fake.calls["continuation_token_spans"] - before == 3  # one call per sentence
+    assert in_context != sentence_logprobs_one_by_one(fake, text, spans)  # alone: no context after the first
+    with pytest.raises(VericiteError, match="sentence context"):
+        sentence_logprobs_one_by_one(fake, text, spans, context="word")
+
+
+class CharScorer:
+    """One token a character (spaces are tokens of their own, as digits' spaces are in SmolLM2); a token's
+    log-prob depends on all the text before it."""
+
+    def identity(self):
+        return None
+
+    def continuation_token_spans(self, pairs):
+        out = []
+        for prefix, cont in pairs:
+            out.append([(i, i + 1, -float(len(prefix) + i + ord(c) % 5)) for i, c in enumerate(cont)])
+        return out
+
+    def continuation_logprobs(self, pairs):
+        return [[lp for *_, lp in row] for row in self.continuation_token_spans(pairs)]
+
+
+def test_in_context_baseline_leaves_out_the_whitespace_token_between_sentences_as_one_evaluation_does():
+    text = "Ab c. De f.  Gh."
+    spans = [(0, 5), (6, 11), (13, 16)]
+    scorer = CharScorer()
+    para = sentence_logprobs(scorer, [text], [spans])[0]
+    assert [len(x) for x in para] == [5, 5, 3]  # the spaces between sentences belong to none
+    assert sentence_logprobs_one_by_one(scorer, text, spans, context="paragraph") == para
