@@ -50,6 +50,6 @@ def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: fl
                           batches=batches, first=first, max_length=max_length,
                           limit=limit, seed=seed, threads=threads, progress=advance, log=lambda m: click.echo(m, err=True))
     t = card["training"]
-    click.echo(f"trained on {t['items']} {split} items, {epochs} epochs in {t['seconds']} s (loss per epoch {t['mean_loss_per_epoch']})")
+    click.echo(f"trained on {t['items']} {split} items, {epochs} epoch{'s' if epochs != 1 else ''} in {t['seconds']} s (loss per epoch {t['mean_loss_per_epoch']})")
     size = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
     click.echo(f"wrote {out} ({size / 1e6:.1f} MB); judge: caqa:{out}")
