@@ -90,14 +90,10 @@ def test_query_batches_keep_a_querys_items_together_and_cover_every_item_once():
     assert all(len({where[i] for i, k in enumerate(keys) if k == q}) == 1 for q in set(keys))
 
 
-def test_training_lowers_the_loss_and_the_onnx_judge_gives_the_torch_probabilities(tiny_base, tmp_path):
-    import numpy as np
-    import torch
-    from transformers import AutoTokenizer
-
+def train_keeping_the_model(data, out, **kw):
+    """``train_caqa(data, out, **kw)``, and the torch model it exported (to compare the ONNX judge with)."""
     from vericite.bench import train_caqa as tc
 
-    data = write_items(tmp_path / "caqa.jsonl")
     kept = {}
     real_export = tc.export_onnx
 
@@ -107,10 +103,21 @@ def test_training_lowers_the_loss_and_the_onnx_judge_gives_the_torch_probabiliti
 
     tc.export_onnx = export_and_keep
     try:
-        card = tc.train_caqa(data, tmp_path / "judge", epochs=12, batch_size=8, lr=1e-3, head_lr=1e-2, max_length=32, threads=1,
-                             base=tiny_base)
+        return tc.train_caqa(data, out, **kw), kept
     finally:
         tc.export_onnx = real_export
+
+
+def test_training_lowers_the_loss_and_the_onnx_judge_gives_the_torch_probabilities(tiny_base, tmp_path):
+    import numpy as np
+    import torch
+    from transformers import AutoTokenizer
+
+    from vericite.bench import train_caqa as tc
+
+    data = write_items(tmp_path / "caqa.jsonl")
+    card, kept = train_keeping_the_model(data, tmp_path / "judge", epochs=12, batch_size=8, lr=1e-3, head_lr=1e-2, max_length=32, threads=1,
+                                         base=tiny_base)
     assert card["version"] == 2 and card["recipe"]["head"] == "mean" and card["recipe"]["batches"] == "query"
     losses = card["training"]["loss_per_step"]
     assert card["training"]["steps"] == len(losses) == 12 * 3 and len(card["training"]["mean_loss_per_epoch"]) == 12
@@ -155,18 +162,7 @@ def test_first_answer_trains_and_judges_on_the_answer_statement_alone(tiny_base,
     from vericite.bench import train_caqa as tc
 
     data = write_items(tmp_path / "caqa.jsonl", queries=2)
-    kept = {}
-    real_export = tc.export_onnx
-
-    def export_and_keep(model, tok, path, max_length):
-        kept["model"] = model
-        real_export(model, tok, path, max_length)
-
-    tc.export_onnx = export_and_keep
-    try:
-        card = tc.train_caqa(data, tmp_path / "a", epochs=1, batch_size=8, first="answer", max_length=32, threads=1, base=tiny_base)
-    finally:
-        tc.export_onnx = real_export
+    card, kept = train_keeping_the_model(data, tmp_path / "a", epochs=1, batch_size=8, first="answer", max_length=32, threads=1, base=tiny_base)
     assert card["recipe"]["first"] == "answer" and "--first answer" in card["command"]
     judge = create("judges", f"caqa:{tmp_path / 'a'}", BuildContext(cache=False))
     one, other = judge.judge([JudgePair("the cat sat", "the cat was in the park", question="where was the cat"),  # evidence, claim
