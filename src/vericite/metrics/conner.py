@@ -34,13 +34,11 @@ the rest are; an item left out is counted by reason in the metric's ``details``,
 
 from __future__ import annotations
 
-import math
-import random
 from typing import Any, Sequence
 
 from ..attribution.sentences import split_sentences
 from ..errors import VericiteError
-from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS, continuation_logprobs, perplexity, sentence_logprobs
+from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS
 from ..types import GenParams, JudgePair
 from .base import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
 from .conner_specs import (  # noqa: F401  (re-exported: the family's declarations)
@@ -62,6 +60,7 @@ from .conner_specs import (  # noqa: F401  (re-exported: the family's declaratio
     gold_answer,
     gold_response,
 )
+from .conner_lm import LMMeasures
 from .judging import judge_corpus, judge_id
 
 def _model_name(backend: Any) -> str | None:
@@ -73,7 +72,7 @@ def _model_name(backend: Any) -> str | None:
         return str(getattr(backend, "id", type(backend).__name__))
 
 
-class ConnerMetric:
+class ConnerMetric(LMMeasures):
     """CONNER's measures (module docstring). ``judge``: a three-way judge (factuality, validity); ``lm``: a causal
     LM backend (coherence, informativeness, helpfulness, the validity reader); ``scorer``: a PairScorer
     (relevance); ``retriever``: evidence per sentence when an item has none (``--index``)."""
@@ -302,89 +301,6 @@ class ConnerMetric:
                 values[share][i] = 1.0 if k == label else 0.0
             extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
             extra[i]["factuality_label"] = CLASS_OF[label]
-
-    def _lm_measures(self, samples, texts, sentences, usable, values, reasons, want) -> None:  # type: ignore[no-untyped-def]
-        names = [m for m in ("coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness") if m in want]
-        if self.lm is None:
-            for i in usable:
-                for m in names:
-                    reasons[i][m] = "no language model (--lm)"
-            return
-        if "coherence_sentence" in want and usable:
-            rows = sentence_logprobs(self.lm, [texts[i] for i in usable], [sentences[i] for i in usable], context=self.sentence_context)
-            for i, sents in zip(usable, rows):
-                inv = [1.0 / p for p in (perplexity(lps) for lps in sents) if p is not None]
-                if inv:
-                    values["coherence_sentence"][i] = round(sum(inv) / len(inv), 6)
-                else:
-                    reasons[i]["coherence_sentence"] = "no sentence with a scored token"
-        if "coherence_paragraph" in want:
-            self._order_test(texts, sentences, usable, values, reasons)
-        if "informativeness" in want and usable:
-            pairs = []
-            for i in usable:
-                topic = (samples[i].meta or {}).get("topic")
-                prefix = INFO_PREFIX.format(topic=f"Topic: {topic} " if topic else "", query=samples[i].question)
-                pairs.append((prefix, texts[i]))
-            for i, lps in zip(usable, continuation_logprobs(self.lm, pairs)):
-                if lps:
-                    values["informativeness"][i] = round(1.0 - math.exp(sum(lps) / len(lps)), 6)
-                else:
-                    reasons[i]["informativeness"] = "no scored token"
-        if "helpfulness" in want:
-            self._helpfulness(samples, texts, usable, values, reasons)
-
-    def _order_test(self, texts, sentences, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
-        plans = {}
-        for i in usable:
-            sents = [texts[i][s:e].strip() for s, e in sentences[i]]
-            if len(sents) < 2:
-                reasons[i]["coherence_paragraph"] = "one sentence: no order to test"
-                continue
-            rng = random.Random(f"{self.seed}:{texts[i]}")
-            orders = []
-            for _ in range(self.shuffles):
-                o = list(range(len(sents)))
-                for _try in range(10):
-                    rng.shuffle(o)
-                    if o != sorted(o):
-                        break
-                orders.append(list(o))
-            plans[i] = [" ".join(sents)] + [" ".join(sents[k] for k in o) for o in orders]
-        flat = [(i, t) for i, ts in plans.items() for t in ts]
-        scored = continuation_logprobs(self.lm, [("", t) for _, t in flat])
-        totals: dict[int, list[float]] = {}
-        for (i, _), lps in zip(flat, scored):
-            totals.setdefault(i, []).append(sum(lps))
-        for i, (own, *shuffled) in totals.items():
-            wins = sum(1.0 if own > x else 0.5 if own == x else 0.0 for x in shuffled)
-            values["coherence_paragraph"][i] = round(wins / len(shuffled), 6)
-
-    def _helpfulness(self, samples, texts, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
-        pool = [i for i in usable]
-        plans: dict[int, list[str]] = {}
-        for i in usable:
-            a = gold_response(samples[i])
-            if a is None:
-                reasons[i]["helpfulness"] = "no gold answer"
-                continue
-            others = [j for j in pool if j != i and texts[j] != texts[i]]
-            if not others:
-                reasons[i]["helpfulness"] = "no other item's knowledge to compare with"
-                continue
-            rng = random.Random(f"{self.seed}:{samples[i].id}")
-            plans[i] = [texts[i]] + [texts[j] for j in rng.sample(others, min(self.unrelated, len(others)))]
-        flat = [(i, k) for i, ks in plans.items() for k in ks]
-        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in flat]  # type: ignore[operator]
-        losses: dict[int, list[float]] = {}
-        for (i, _), lps in zip(flat, continuation_logprobs(self.lm, pairs)):
-            losses.setdefault(i, []).append(-sum(lps) / len(lps) if lps else math.nan)
-        for i, (own, *rest) in losses.items():
-            base = sum(rest) / len(rest)
-            if not (math.isfinite(own) and math.isfinite(base)) or base <= 0:
-                reasons[i]["helpfulness"] = "the gold answer has no scored token"
-                continue
-            values["helpfulness"][i] = round(max(0.0, 1.0 - own / base), 6)
 
     def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts, want) -> None:  # type: ignore[no-untyped-def]
         """The reader answers from the knowledge; its answer is judged (validity) and matched (answer_em)."""
