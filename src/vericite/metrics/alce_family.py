@@ -34,7 +34,7 @@ from .alce import (
     str_em,
 )
 from .alce_qa import QA_MODEL
-from .base import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
+from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
 from .judging import judge_id
 
 Value = float | None
@@ -79,8 +79,7 @@ class AlceMetric:
         return self.score_answers(samples, answers).results
 
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
-        if len(samples) != len(answers):
-            raise VericiteError(f"{len(samples)} samples but {len(answers)} answers: a metric scores one answer per sample")
+        check_one_answer_per_sample(samples, answers)
         subtask = self.subtask or detect_subtask(samples)
         outputs = [preprocess_output(a.raw) for a in answers]
         plain = [remove_citations(o) for o in outputs]

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import VericiteError
 from ..judges.four_class import CAQA_LABELS
 from ..types import CitationKind, JudgePair, Judgement, ParseStatus
-from .base import DEFAULT_RESAMPLES, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, MetricSpec, ProgressBar, Ratios, Unavailable, corpus_results
+from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, MetricSpec, ProgressBar, Ratios, Unavailable, corpus_results
 from .judging import judge_corpus, judge_id
 
 VERSION = "attribution@1"
@@ -179,8 +179,7 @@ class AttributionMetric:
         return self.score_answers(samples, answers).results
 
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
-        if len(samples) != len(answers):
-            raise VericiteError(f"{len(samples)} samples but {len(answers)} answers: a metric scores one answer per sample")
+        check_one_answer_per_sample(samples, answers)
         planned = [answer_pairs(s, a) for s, a in zip(samples, answers)]
         bar = (lambda total: progress(total, "four-class judging")) if progress is not None else None
         judged = judge_corpus(self.judge, (p for pairs, _ in planned for _, p in pairs), progress=bar) if planned else {}

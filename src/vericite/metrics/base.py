@@ -187,6 +187,14 @@ class Ratios:
         self.out.details[name] = dict(details or {})
 
 
+def check_one_answer_per_sample(samples: Sequence[Any], answers: Sequence[Any]) -> None:
+    """A metric family scores one answer per sample: unequal lengths are a caller's mistake, said in one line."""
+    if len(samples) != len(answers):
+        from ..errors import VericiteError
+
+        raise VericiteError(f"{len(samples)} samples but {len(answers)} answers: a metric scores one answer per sample")
+
+
 def corpus_results(
     cs: CorpusStatistics, specs: Mapping[str, MetricSpec], n_items: int, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> dict[str, MetricResult]:

@@ -40,7 +40,7 @@ from ..attribution.sentences import split_sentences
 from ..errors import VericiteError
 from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS
 from ..types import GenParams, JudgePair
-from .base import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
+from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
 from .conner_specs import (  # noqa: F401  (re-exported: the family's declarations)
     VERSION,
     FAMILY,
@@ -146,8 +146,7 @@ class ConnerMetric(LMMeasures):
     # ------------------------------------------------------------------ the corpus
 
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
-        if len(samples) != len(answers):
-            raise VericiteError(f"{len(samples)} samples but {len(answers)} answers: a metric scores one answer per sample")
+        check_one_answer_per_sample(samples, answers)
         n = len(samples)
         texts = [str(getattr(a, "raw", "") or "").strip() for a in answers]
         values: dict[str, list[float | None]] = {m: [None] * n for m in (*MEASURES, *SHARES)}

@@ -21,12 +21,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
 from ..types import AttributedAnswer, Sample
-from .base import DEFAULT_RESAMPLES, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricResult, MetricRun, ProgressBar
-
-
-def _pair_up(samples: Sequence[Sample], answers: Sequence[AttributedAnswer]) -> None:
-    if len(samples) != len(answers):
-        raise VericiteError(f"{len(samples)} samples but {len(answers)} answers: a metric scores one answer per sample")
+from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricResult, MetricRun, ProgressBar
 
 
 class KalmaMetric:
@@ -67,7 +62,7 @@ class KalmaMetric:
         from .kalma import KalmaItem
         from .kalma_eval import evaluate_kalma
 
-        _pair_up(samples, answers)
+        check_one_answer_per_sample(samples, answers)
         items = [KalmaItem.from_sample(s, a) for s, a in zip(samples, answers)]
         report = evaluate_kalma(
             items, self.judge, hypothesis=self.hypothesis, match=self.match, resamples=self.resamples, seed=self.seed,  # type: ignore[arg-type]
@@ -110,7 +105,7 @@ class GEvalMetric:
         """The results, and each answer's scores under ``scores["geval"]``; G-Eval's model is its judge."""
         from .geval import geval_results
 
-        _pair_up(samples, answers)
+        check_one_answer_per_sample(samples, answers)
         inputs = [(s.question, " ".join(x.clean for x in a.sentences), s.knowledge) for s, a in zip(samples, answers)]
         steps = len(inputs) * len(self.scorer.aspects)
         with progress(steps, "G-Eval") if progress is not None else contextlib.nullcontext(None) as advance:
