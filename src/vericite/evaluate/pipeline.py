@@ -116,12 +116,14 @@ def evaluate_items(
     judge: Any = LOAD,
     models: Mapping[str, Any] | None = None,
     progress: bool = False,
+    checkpoint: Any = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Score ``items`` with ``task``'s suite (default: the settings' task); returns (results body, per-sample
     records). ``cfg``: the settings (an EvaluateConfig, or an object with its fields). ``judge``: a ready judge,
     or None for none (default: the settings' judge, loaded). ``models``: backends already loaded, by model name.
     ``progress``: show the progress of judging and of model-scored metrics (a bar on a terminal, a plain line
-    every 30 s elsewhere)."""
+    every 30 s elsewhere). ``checkpoint``: an ``evaluate.checkpoint.AnswerCheckpoint``: the answers are judged
+    one at a time into it first (those already there are not judged again), then the corpus is scored from it."""
     from ..progress import progress_bar
     from ..registry import create
 
@@ -143,7 +145,10 @@ def evaluate_items(
     samples = [it.sample for it in items]
     answers = [it.answer for it in items]
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
-    runs = [MetricRun.of(m, samples, answers, bar) for m in task.suite(cfg, judge=judge, ctx=ctx)]
+    suite = list(task.suite(cfg, judge=judge, ctx=ctx))
+    if checkpoint is not None:
+        score_answer_by_answer(suite, items, checkpoint, progress)
+    runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
 
     judges: dict[str, Any] = {}
     if judge is not None:
@@ -180,3 +185,26 @@ def evaluate_items(
         rec["scores"] = {k: v for run in runs for k, v in run.scores[i].items()}
         records.append(rec)
     return body, records
+
+
+def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False) -> None:
+    """The judged families of ``suite`` (those holding a judge) score each answer not yet in ``checkpoint`` alone,
+    their judges memoised in it (``evaluate/checkpoint.py``); each answer's line is appended as it is scored. The
+    families keep the memoising judges, so the corpus's scoring after this asks no judge again."""
+    from ..progress import progress_bar
+    from .checkpoint import MemoJudge
+
+    judged = [m for m in suite if getattr(m, "judge", None) is not None]
+    for m in judged:
+        if not isinstance(m.judge, MemoJudge):
+            m.judge = MemoJudge(m.judge, checkpoint.memo, checkpoint.fresh)
+    todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
+    if not judged:
+        return
+    with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
+        for i in todo:
+            it = items[i]
+            runs = [MetricRun.of(m, [it.sample], [it.answer]) for m in judged]
+            scores = {k: v for run in runs for k, v in run.scores[0].items()}
+            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]])
+            advance(1)

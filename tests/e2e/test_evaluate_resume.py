@@ -1,0 +1,102 @@
+"""``evaluate --resume``: each answer is checkpointed as it is scored (OUT/.evaluate-answers.jsonl); an evaluation cut
+after k answers and resumed judges only the rest and writes exactly what an uninterrupted one writes; a resume
+with other settings or another input is one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.support.ray_runs import write_answers
+from vericite.cli.main import cli
+from vericite.fakes.judges import FourClassJudge, KeywordJudge
+
+
+def results_without_time(folder):
+    res = json.loads((folder / "results.json").read_text())
+    res.pop("created")
+    return res
+
+
+class Cut:
+    """Counts the fake judges' calls (and the pairs they were given); raises KeyboardInterrupt at call ``at``."""
+
+    def __init__(self, monkeypatch, at=None):
+        self.calls, self.pairs, self.at = 0, 0, at
+        for cls in (KeywordJudge, FourClassJudge):
+            monkeypatch.setattr(cls, "judge", self.wrap(cls.judge))
+
+    def wrap(self, real):
+        def judge(judge_self, pairs):
+            self.calls += 1
+            if self.at is not None and self.calls == self.at:
+                raise KeyboardInterrupt
+            self.pairs += len(pairs)
+            return real(judge_self, pairs)
+
+        return judge
+
+
+def evaluate(answers, out, *extra):
+    return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(out), "--judge", "fake", "--attribution-judge", "fake-4class", "-q", *extra])
+
+
+@pytest.mark.parametrize("k", [1, 4, 7])
+def test_cut_after_k_answers_then_resumed_writes_what_an_uninterrupted_evaluate_writes(tmp_path, monkeypatch, k):
+    answers = write_answers(tmp_path / "a.jsonl", 6)
+    whole = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "whole")
+    assert r.exit_code == 0, r.output
+
+    cut = Cut(monkeypatch, at=k)  # each answer asks its two judges once: call k falls in answer (k+1)//2
+    r = evaluate(answers, tmp_path / "cut")
+    assert r.exit_code == 130 and "rerun with --resume" in r.output, r.output
+    assert not (tmp_path / "cut" / "results.json").exists()
+    kept = (tmp_path / "cut" / ".evaluate-answers.jsonl").read_text().splitlines()
+    assert len(kept) == 1 + (k - 1) // 2  # the header, then one line per answer finished before the cut
+
+    again = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "cut", "--resume")
+    assert r.exit_code == 0, r.output
+    assert again.pairs + cut.pairs <= whole.pairs  # nothing judged twice (a cut call judged nothing)
+    assert again.pairs < whole.pairs
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
+
+
+def test_a_finished_evaluation_resumed_asks_no_judge(tmp_path, monkeypatch):
+    answers = write_answers(tmp_path / "a.jsonl", 4)
+    assert evaluate(answers, tmp_path / "o").exit_code == 0
+    first = results_without_time(tmp_path / "o")
+    lines = (tmp_path / "o" / ".evaluate-answers.jsonl").read_text().splitlines()
+    assert len(lines) == 5 and json.loads(lines[0])["config"]["judge"] == "fake"
+    one = json.loads(lines[1])
+    assert one["answer"] == 0 and one["id"] == "a00" and one["judged"] and one["scores"]["citations"] == 2
+    again = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 0, r.output
+    assert again.calls == 0 and results_without_time(tmp_path / "o") == first
+
+
+def test_resume_with_other_settings_or_input_is_one_line(tmp_path):
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    assert evaluate(answers, tmp_path / "o").exit_code == 0
+    r = evaluate(answers, tmp_path / "o", "--resume", "--match", "normalised")
+    assert r.exit_code == 2 and "cannot resume" in r.output and "match" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "--judge", "triple", "--attribution-judge", "fake-4class", "-q", "--resume"])
+    assert r.exit_code == 2 and "judge" in r.output
+    write_answers(answers, 4)
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 2 and "the input file" in r.output
+    # operational settings may change; without --resume the checkpoint starts again
+    assert evaluate(write_answers(answers, 3), tmp_path / "o", "--resume", "--threads", "3").exit_code == 0
+    assert evaluate(write_answers(answers, 4), tmp_path / "o").exit_code == 0
+
+
+def test_resume_into_an_empty_folder_starts_afresh(tmp_path):
+    answers = write_answers(tmp_path / "a.jsonl", 2)
+    r = evaluate(answers, tmp_path / "new", "--resume")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "new" / ".evaluate-answers.jsonl").read_text().count("\n") == 3
