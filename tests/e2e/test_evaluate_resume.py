@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from tests.support.ray_runs import write_answers
 from vericite.cli.main import cli
-from vericite.fakes.judges import FourClassJudge, KeywordJudge
+from vericite.fakes.judges import FourClassJudge, KeywordJudge, ThreeWayJudge
 
 
 def results_without_time(folder):
@@ -25,7 +25,7 @@ class Cut:
 
     def __init__(self, monkeypatch, at=None):
         self.calls, self.pairs, self.at = 0, 0, at
-        for cls in (KeywordJudge, FourClassJudge):
+        for cls in (KeywordJudge, FourClassJudge, ThreeWayJudge):
             monkeypatch.setattr(cls, "judge", self.wrap(cls.judge))
 
     def wrap(self, real):
@@ -100,3 +100,55 @@ def test_resume_into_an_empty_folder_starts_afresh(tmp_path):
     r = evaluate(answers, tmp_path / "new", "--resume")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "new" / ".evaluate-answers.jsonl").read_text().count("\n") == 3
+
+
+CONNER = [
+    {"id": f"c{i}", "query": f"What is city {i}?", "knowledge": f"City {i} is the capital of land {i}. It is old.", "evidence": [f"City {i} is the capital of land {i} and is old."]}
+    for i in range(4)
+]
+
+
+def alce_file(tmp_path):
+    docs = [{"title": "Paul Simon", "text": "Paul Simon is an American musician.", "summary": "", "extraction": ""},
+            {"title": "Silence", "text": "The Sound of Silence is a song by Paul Simon.", "summary": "", "extraction": ""}]  # fmt: skip
+    items = [
+        {"sample_id": f"q{i}", "question": f"Who is {i}?", "docs": docs, "qa_pairs": [{"question": "Who?", "short_answers": ["Paul Simon"]}],
+         "annotations": [{"long_answer": "Paul Simon."}], "output": f"Paul Simon is an American musician [1]. He wrote a song {i} [2]."}
+        for i in range(4)
+    ]  # fmt: skip
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps({"args": {"dataset_name": "asqa", "ndoc": 2}, "data": items}), encoding="utf-8")
+    return result
+
+
+@pytest.mark.parametrize("task", ["conner", "alce"])
+def test_the_judged_families_of_other_tasks_resume_too(tmp_path, monkeypatch, task):
+    if task == "conner":
+        answers = tmp_path / "k.jsonl"
+        answers.write_text("".join(json.dumps(x) + "\n" for x in CONNER), encoding="utf-8")
+        opts = ["--task", "conner", "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake"]
+    else:
+        answers = alce_file(tmp_path)
+        opts = ["--task", "alce", "--judge", "fake", "--metrics", "str_em,rouge_lsum,alce_citation_recall,alce_citation_precision"]
+
+    def run(out, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / out), "-q", "--resamples", "50", *opts, *extra])
+
+    whole = Cut(monkeypatch)
+    r = run("whole")
+    assert r.exit_code == 0, r.output
+    assert whole.calls >= 4  # each answer judged alone
+    judged = "factuality" if task == "conner" else "alce_citation_recall"
+    assert results_without_time(tmp_path / "whole")["metrics"][judged]["value"] is not None
+    Cut(monkeypatch, at=3)
+    assert run("cut").exit_code == 130
+    kept = (tmp_path / "cut" / ".evaluate-answers.jsonl").read_text().splitlines()
+    assert 1 < len(kept) < 5
+    again = Cut(monkeypatch)
+    r = run("cut", "--resume")
+    assert r.exit_code == 0, r.output
+    assert 0 < again.calls < whole.calls
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
+    done = Cut(monkeypatch)
+    assert run("cut", "--resume").exit_code == 0 and done.calls == 0

@@ -188,16 +188,24 @@ def evaluate_items(
 
 
 def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False) -> None:
-    """The judged families of ``suite`` (those holding a judge) score each answer not yet in ``checkpoint`` alone,
+    """The judged families of ``suite`` (those holding a judge; a family's ``judging_part()`` when it has one) score
+    each answer not yet in ``checkpoint`` alone,
     their judges memoised in it (``evaluate/checkpoint.py``); each answer's line is appended as it is scored. The
     families keep the memoising judges, so the corpus's scoring after this asks no judge again."""
     from ..progress import progress_bar
     from .checkpoint import MemoJudge
 
-    judged = [m for m in suite if getattr(m, "judge", None) is not None]
-    for m in judged:
+    judged = []
+    for m in suite:
+        if getattr(m, "judge", None) is None:
+            continue
         if not isinstance(m.judge, MemoJudge):
             m.judge = MemoJudge(m.judge, checkpoint.memo, checkpoint.fresh)
+        # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures) gives
+        # its judged part: the rest is computed once, over the corpus
+        part = m.judging_part() if hasattr(m, "judging_part") else m
+        if part is not None:
+            judged.append(part)
     todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
     if not judged:
         return
