@@ -133,3 +133,38 @@ def test_the_judged_families_of_other_tasks_resume_too(tmp_path, monkeypatch, ta
     assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
     done = Cut(monkeypatch)
     assert run("cut", "--resume").exit_code == 0 and done.calls == 0
+
+
+def test_with_no_cache_the_evaluations_own_model_calls_are_kept_for_resume(tmp_path, monkeypatch):
+    """G-Eval is computed over the corpus at the end: with --no-cache its calls go to OUT/.evaluate-calls.sqlite as
+    they are made, so a resumed evaluation cut in G-Eval makes only the calls not made yet."""
+    from vericite.models.fake import FakeBackend
+
+    real, made = FakeBackend.next_token_logprobs, []  # how G-Eval asks a model that gives next-token log-probs
+
+    def counted(self, prompts, candidates, cut=None):
+        made.append(len(prompts))
+        if cut is not None and len(made) == cut:
+            raise KeyboardInterrupt
+        return real(self, prompts, candidates)
+
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", counted)
+    assert evaluate(answers, tmp_path / "whole", "--no-cache", "--geval-model", "fake").exit_code == 0
+    whole = sum(made)
+    assert whole >= 3 and (tmp_path / "whole" / ".evaluate-calls.sqlite").exists()
+
+    made.clear()
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", lambda self, prompts, candidates: counted(self, prompts, candidates, cut=3))
+    assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake").exit_code == 130
+    before = sum(made[:-1])
+    made.clear()
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", counted)
+    r = evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake", "--resume")
+    assert r.exit_code == 0, r.output
+    assert sum(made) == whole - before
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    made.clear()
+    assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake", "--resume").exit_code == 0 and not made
+    # without --resume, an evaluation starts with none of the calls of the one before
+    assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake").exit_code == 0 and sum(made) == whole

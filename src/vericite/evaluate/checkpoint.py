@@ -13,8 +13,9 @@ scored one at a time by those families (the judging: what is slow), each appendi
 scores the whole corpus as it always did, its judge answering from the memo (no judge is asked again), so the
 corpus numbers (ratios, bootstrap CIs, a family's settings and counts) are computed over the corpus from the
 judgements checkpointed, and an interrupted-then-resumed evaluation writes exactly what an uninterrupted one
-writes. Families without a judge (G-Eval, CONNER's LM-scored measures when alone, ALCE's judge-free metrics) are
-computed over the corpus at the end; their model calls are kept by the call cache as they are made.
+writes. Families without a judge (G-Eval; the parts of a family its judge does not decide, ``judging_part``:
+ALCE's ROUGE and QA model, CONNER's LM-scored measures) are computed over the corpus at the end; their model calls
+are kept by the call cache as they are made (with ``--no-cache``, by the evaluation's own, :data:`CALLS`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from .. import jsonl
 from ..errors import VericiteError
 
 NAME = ".evaluate-answers.jsonl"
+#: with --no-cache, the evaluation's own model calls (G-Eval's, CONNER's LM, an LLM judge's), kept for --resume
+CALLS = ".evaluate-calls.sqlite"
 VERSION = "evaluate-answers@1"
 #: settings that change how an evaluation runs, not what it computes: a resumed evaluation may change them
 OPERATIONAL = frozenset({"threads", "cache", "timeout", "request_retries"})
@@ -123,8 +126,16 @@ class AnswerCheckpoint:
                         ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
                 return ck
         path.parent.mkdir(parents=True, exist_ok=True)
+        for side in ("", "-wal", "-shm"):  # a new evaluation: none of an earlier one's calls
+            (ck.calls.parent / (ck.calls.name + side)).unlink(missing_ok=True)
         jsonl.write_jsonl_atomic(path, [head])
         return ck
+
+    @property
+    def calls(self) -> Path:
+        """The call cache of an evaluation run with ``--no-cache``: its own model calls, kept in ``--out`` as they
+        are made, so a resumed evaluation does not make them again (started empty with the checkpoint)."""
+        return self.path.with_name(CALLS)
 
     def is_done(self, index: int, sample_id: str) -> bool:
         line = self.done.get(index)

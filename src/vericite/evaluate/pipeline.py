@@ -52,14 +52,15 @@ class EvaluateConfig(BaseModel):
 LOAD: Any = object()
 
 
-def build_context(cfg: Any, models: Mapping[str, Any] | None = None) -> BuildContext:
+def build_context(cfg: Any, models: Mapping[str, Any] | None = None, *, cache: Any = None) -> BuildContext:
     """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's, the four-class
     judge's, CONNER's LM): the settings' threads, server, time limits and cache. A model name is loaded once per
     evaluation, however many roles name it (``--judge llm:X --attribution-judge llm4:X`` hold one copy of X);
-    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading."""
+    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading;
+    ``cache``: the call cache instead of the settings' (a path: an evaluation's own)."""
     from ..models import load_model, model_options
 
-    base = BuildContext(**model_options(cfg))
+    base = BuildContext(**{**model_options(cfg), **({"cache": cache} if cache is not None else {})})
     ready = dict(models or {})
 
     def load(name: str) -> Any:
@@ -132,7 +133,8 @@ def evaluate_items(
     task = load_task(task if task is not None else getattr(cfg, "task", None))
     check_attribution_judge(cfg, task)
     selected = check_metric_selection(getattr(cfg, "metrics", None), task)
-    ctx = build_context(cfg, models)
+    # with --no-cache, a checkpointed evaluation keeps its own model calls (in --out) for --resume
+    ctx = build_context(cfg, models, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None)
     if isinstance(task, CorpusPreparing):
         task.prepare([it.sample for it in items])
     fmt = create("formats", task.citation_format, ctx)
