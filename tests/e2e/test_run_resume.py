@@ -8,6 +8,7 @@ import json
 
 from tests.support.checkpoint import Cut
 from tests.support.pipeline import citing_reply
+from tests.support.ray_runs import without_timings
 from vericite.models.fake import FakeBackend
 from vericite.runs.runner import load_run_config, run_config
 
@@ -31,7 +32,7 @@ def run(cfg, out, resume=False):
 
 
 def files(out):
-    """The run's files, each results.json without its time of writing."""
+    """The run's files, each results.json without its time of writing, each record without its wall time."""
     got = {}
     for p in sorted(out.rglob("*")):
         if p.is_file() and p.name in ("results.json", "samples.jsonl"):
@@ -40,7 +41,7 @@ def files(out):
                 d = json.loads(text)
                 d.pop("created")
                 text = json.dumps(d, sort_keys=True)
-            got[str(p.relative_to(out))] = text
+            got[str(p.relative_to(out))] = without_timings(text)
     return got
 
 

@@ -3,7 +3,8 @@
 
 The first line records what the evaluation is (:func:`fingerprint`: the task, the judges, the metric options, the
 sha256 of the answers' file); a resumed evaluation must be the same one, else :meth:`AnswerCheckpoint.open` says
-which settings differ, in one line. Then one fsynced line per answer, written as soon as the answer is scored:
+which settings differ, in one line. Then one line per answer, written as soon as the answer is scored (fsynced at
+most once a second):
 its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), and
 the scores and judgements of the families that judged it, the answer scored alone.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -33,6 +36,8 @@ NAME = ".evaluate-answers.jsonl"
 CALLS = ".evaluate-calls.sqlite"
 VERSION = "evaluate-answers@1"
 #: settings that change how an evaluation runs, not what it computes: a resumed evaluation may change them
+#: seconds between two fsyncs of the checkpoint (each line is written at once; fsync guards against the OS's crash)
+SYNC_EVERY_S = 1.0
 OPERATIONAL = frozenset({"threads", "cache", "timeout", "request_retries"})
 
 
@@ -105,6 +110,7 @@ class AnswerCheckpoint:
         self.memo: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
         self.done: dict[int, dict[str, Any]] = {}
+        self._synced = 0.0
 
     @classmethod
     def open(cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False) -> "AnswerCheckpoint":
@@ -142,9 +148,15 @@ class AnswerCheckpoint:
         return line is not None and line.get("id") == sample_id
 
     def add(self, index: int, sample_id: str, scores: Mapping[str, Any], judgements: list[dict[str, Any]]) -> None:
-        """The answer ``index`` scored: its line (with the judgements made since the last one), fsynced."""
+        """The answer ``index`` scored: its line (with the judgements made since the last one), written at once (a
+        killed process loses none) and fsynced at most every :data:`SYNC_EVERY_S` (fast judges: not once an answer)."""
         line = {"answer": index, "id": sample_id, "judged": dict(self.fresh), "scores": dict(scores), "judgements": judgements}
-        jsonl.append(self.path, line)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(jsonl.dumps_line(line))
+            f.flush()
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                os.fsync(f.fileno())
+                self._synced = time.monotonic()
         self.done[index] = line
         self.fresh.clear()
 

@@ -194,6 +194,8 @@ def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], ch
     each answer not yet in ``checkpoint`` alone,
     their judges memoised in it (``evaluate/checkpoint.py``); each answer's line is appended as it is scored. The
     families keep the memoising judges, so the corpus's scoring after this asks no judge again."""
+    import copy
+
     from ..progress import progress_bar
     from .checkpoint import MemoJudge
 
@@ -205,8 +207,10 @@ def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], ch
             m.judge = MemoJudge(m.judge, checkpoint.memo, checkpoint.fresh)
         # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures) gives
         # its judged part: the rest is computed once, over the corpus
-        part = m.judging_part() if hasattr(m, "judging_part") else m
+        part = m.judging_part() if hasattr(m, "judging_part") else copy.copy(m)
         if part is not None:
+            if hasattr(part, "resamples"):
+                part.resamples = 0  # one answer's corpus numbers are not kept: no bootstrap
             judged.append(part)
     todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
     if not judged:
