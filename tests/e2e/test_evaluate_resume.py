@@ -71,8 +71,10 @@ def test_resume_with_other_settings_or_input_is_one_line(tmp_path):
     write_answers(answers, 4)
     r = evaluate(answers, tmp_path / "o", "--resume")
     assert r.exit_code == 2 and "the input file" in r.output
-    # operational settings may change; without --resume the checkpoint starts again
-    assert evaluate(write_answers(answers, 3), tmp_path / "o", "--resume", "--threads", "3").exit_code == 0
+    # operational settings may change, and the bootstrap's (the corpus numbers are computed at the end); without
+    # --resume the checkpoint starts again
+    assert evaluate(write_answers(answers, 3), tmp_path / "o", "--resume", "--threads", "3", "--resamples", "20", "--seed", "4").exit_code == 0
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["metrics"]["citation_correctness"]["resamples"] == 20
     assert evaluate(write_answers(answers, 4), tmp_path / "o").exit_code == 0
 
 

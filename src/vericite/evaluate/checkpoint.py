@@ -35,10 +35,12 @@ NAME = ".evaluate-answers.jsonl"
 #: with --no-cache, the evaluation's own model calls (G-Eval's, CONNER's LM, an LLM judge's), kept for --resume
 CALLS = ".evaluate-calls.sqlite"
 VERSION = "evaluate-answers@1"
-#: settings that change how an evaluation runs, not what it computes: a resumed evaluation may change them
 #: seconds between two fsyncs of the checkpoint (each line is written at once; fsync guards against the OS's crash)
 SYNC_EVERY_S = 1.0
+#: settings that change how an evaluation runs, not what it computes: a resumed evaluation may change them
 OPERATIONAL = frozenset({"threads", "cache", "timeout", "request_retries"})
+#: settings of the corpus numbers only (the bootstrap), computed at the end: a resumed evaluation may change them too
+CORPUS_ONLY = frozenset({"resamples", "seed"})
 
 
 def file_sha256(path: str | Path) -> str:
@@ -49,11 +51,12 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What an evaluation is: its settings but the operational ones (the task, the judges, the metric options,
-    the bootstrap), the task it ran as and the sha256 of its answers' file (``extra``: more, e.g. a run's level)."""
+def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any] | None = None, *, corpus: bool = False) -> dict[str, Any]:
+    """What an evaluation's answers are scored with: its settings (the task, the judges, the metric options) but the
+    operational ones and, unless ``corpus``, the bootstrap's; the task it ran as and the sha256 of its answers' file
+    (``extra``: more, e.g. a run's judge)."""
     settings = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(vars(cfg))
-    config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL}
+    config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY)}
     config["task"] = task
     return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **dict(extra or {})}))
 

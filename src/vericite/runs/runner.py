@@ -159,7 +159,7 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: str, judge: Any, resum
     from ..metrics.judging import judge_id
 
     folder = level / "eval"
-    header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None})}
+    header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None}, corpus=True)}
     old = next(iter(read_appended(folder / NAME)), None) if resume else None
     same = old == header
     if same and (folder / "results.json").is_file():
