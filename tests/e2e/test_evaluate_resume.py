@@ -170,3 +170,45 @@ def test_with_no_cache_the_evaluations_own_model_calls_are_kept_for_resume(tmp_p
     assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake", "--resume").exit_code == 0 and not made
     # without --resume, an evaluation starts with none of the calls of the one before
     assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake").exit_code == 0 and sum(made) == whole
+
+
+SLOW_EVALUATE = """
+import sys, time
+from vericite.fakes.judges import KeywordJudge
+from vericite.cli.main import cli
+
+real = KeywordJudge.judge
+def slow(self, pairs):
+    time.sleep(0.05)
+    return real(self, pairs)
+KeywordJudge.judge = slow
+cli(["evaluate", "-i", sys.argv[1], "-o", sys.argv[2], "--judge", "fake", "-q", *sys.argv[3:]])
+"""
+
+
+def test_evaluate_killed_with_sigkill_resumes_from_its_checkpoint(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    answers = write_answers(tmp_path / "a.jsonl", 60)
+    script = tmp_path / "slow.py"
+    script.write_text(SLOW_EVALUATE)
+    env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
+    subprocess.run([sys.executable, str(script), str(answers), str(tmp_path / "whole")], env=env, check=True, timeout=120)
+    p = subprocess.Popen([sys.executable, str(script), str(answers), str(tmp_path / "cut")], env=env)
+    checkpoint = tmp_path / "cut" / ".evaluate-answers.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 10):
+        time.sleep(0.02)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    kept = checkpoint.read_text().count("\n") - 1
+    assert 9 <= kept < 60, "the evaluation should have been killed mid-way"
+    subprocess.run([sys.executable, str(script), str(answers), str(tmp_path / "cut"), "--resume"], env=env, check=True, timeout=120)
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
+    lines = [json.loads(line) for line in checkpoint.read_text().splitlines()[1:]]
+    assert sorted(line["answer"] for line in lines) == list(range(60))  # each answer scored once
