@@ -120,7 +120,8 @@ class OpenAICompatBackend:
         self._api_key = api_key  # given by the caller: used before the environment variable; never shown
         url = httpx.URL(self.base_url)
         self._host = url.host
-        self._host_port = f"{url.host}:{url.port}" if url.port else url.host
+        host = f"[{url.host}]" if ":" in url.host else url.host
+        self._host_port = f"{host}:{url.port}" if url.port else host
         self._key_over_plain_http = url.scheme == "http" and not is_loopback(url.host)
         self._announce_key = api_key is None and api_key_env == DEFAULT_KEY_ENV and url.host != OPENAI_HOST
         self._key()  # refuse now, before any work, rather than at the first request

@@ -225,6 +225,8 @@ def test_default_key_to_another_server_is_announced_once_per_host(monkeypatch, c
     assert all(r.headers["authorization"] == "Bearer sk-secret-123" for r in s.requests)
     OpenAICompatBackend("m", "http://localhost:8000", transport=httpx.MockTransport(s)).generate([MSG], GenParams())
     assert "to localhost:8000" in capsys.readouterr().err  # another host: told again
+    OpenAICompatBackend("m", "http://[::1]:8000", transport=httpx.MockTransport(s)).generate([MSG], GenParams())
+    assert "to [::1]:8000, not OpenAI's server" in capsys.readouterr().err
 
 
 def test_no_announcement_for_openai_a_named_key_or_no_key(monkeypatch, capsys, fresh_announcements):
