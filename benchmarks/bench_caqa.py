@@ -7,7 +7,7 @@ and a four-class judge's pairs/s batched against one pair at a time (the same ju
 - judge: ``--judge`` (a spec, default the trained ``caqa:<folder>`` if given with ``--judge``) on the first
   ``--pairs`` test items of ``--data``, ``--runs`` times with batch size 16 and with batch size 1, alternating;
   pairs/s medians and their ratio. LLM verbalisation (``--verbalise llm``) and the ``llm4`` judge's speed need
-  the model lock and are not run by default: ``--llm-judge llm4:qwen2.5-coder-1.5b --pairs 8`` runs the
+  the model lock and are not run by default: ``--judge llm4:qwen2.5-coder-1.5b --pairs 8`` runs the
   judge part with it (wrap in ``flock /tmp/vericite-model.lock``).
 
 Example: ``python benchmarks/bench_caqa.py --store runs/kg --data datasets/caqa-bio.jsonl --judge

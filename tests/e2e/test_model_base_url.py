@@ -33,6 +33,7 @@ def servers(monkeypatch, tmp_path):
         monkeypatch.setenv("OPENAI_BASE_URL", decoy.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
         monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))
+        monkeypatch.setattr("vericite.models.openai_compat._announced", set())
         rec = ConnectionRecorder({("127.0.0.1", given.port)}).install(monkeypatch)
         yield given, decoy, rec
 
@@ -71,6 +72,25 @@ def test_evaluate_llm_judge_and_geval_use_the_given_base_url(servers, tmp_path):
     judge_calls = [q for q in given.requests if q["path"] == "/v1/chat/completions" and q["body"].get("max_tokens") == 1]
     assert judge_calls and all(q["body"]["logprobs"] and q["body"]["top_logprobs"] == 20 for q in judge_calls)
     only_the_given_server(given, decoy, rec)
+    # the key from $OPENAI_API_KEY went to a server that is not OpenAI's: said once, on stderr, with its host
+    told = [line for line in r.stderr.splitlines() if "sending the API key" in line]
+    assert told == [f"vericite: sending the API key from $OPENAI_API_KEY to 127.0.0.1:{given.port}, not OpenAI's server "
+                    "(run without it, env -u OPENAI_API_KEY ..., if this server needs none)"]
+    assert ENV_KEY not in r.output
+
+
+def test_the_key_is_refused_over_plain_http_to_another_host(servers, tmp_path):
+    given, decoy, rec = servers
+    r = CliRunner().invoke(cli, [
+        "evaluate", "-i", str(answers_file(tmp_path)), "-o", str(tmp_path / "ev"), "--judge", "llm:openai:foo",
+        "--base-url", "http://judge-server.test:8000", "--no-cache", "-q",
+    ])
+    assert r.exit_code != 0 and isinstance(r.exception, SystemExit), r.output
+    assert "Traceback" not in r.output and r.output.strip().count("\n") == 0, r.output
+    assert "refusing to send the API key from $OPENAI_API_KEY over plain http to judge-server.test:8000" in r.output
+    assert ENV_KEY not in r.output
+    assert rec.connections == [] and rec.lookups == [] and given.requests == [] and decoy.requests == []
+    assert not (tmp_path / "ev" / "results.json").exists()
 
 
 def test_run_config_sends_answers_judge_and_geval_to_its_base_url(servers, tmp_path):
@@ -132,7 +152,7 @@ def test_a_redirect_is_not_followed_so_the_key_stays_with_the_named_server(monke
         seen.append((request.url.host, request.headers.get("authorization")))
         return httpx.Response(307, headers={"location": "http://elsewhere.test/v1/chat/completions"})
 
-    b = OpenAICompatBackend("m", "http://named.test", transport=httpx.MockTransport(handler), backoff=0)
+    b = OpenAICompatBackend("m", "https://named.test", transport=httpx.MockTransport(handler), backoff=0)
     with pytest.raises(BackendError, match="redirect to http://elsewhere.test.*not followed"):
         b.generate([[{"role": "user", "content": "hi"}]], GenParams())
     assert seen == [("named.test", f"Bearer {ENV_KEY}")]

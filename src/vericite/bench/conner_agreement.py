@@ -12,7 +12,10 @@
    correlation: the models differ, so ranking is what can agree. Two rows for the LM: the mean sentence PPL
    against theirs (like for like), and ``coherence_sentence`` (Eq. 3, the mean of 1/PPL) against 1/theirs (a
    reciprocal keeps the ranking reversed, so a positive rho is agreement on both rows). ``--max-words`` leaves
-   out passages longer than W words (some are whole articles), counted in the output.
+   out passages longer than W words (some are whole articles), counted in the output. The files are read by
+   ``bench/conner_reference.py``: their summary lines are never values, their NaN are left out of each
+   correlation and counted (``their_nan_left_out``), and ``reference_files`` says what each of the four files
+   holds (``nq_ref_avg_lm_entropy`` is all NaN in the release: it is reported so, and compared with nothing).
 2. ALCE's human utility ratings (``../shared/data/alce/human_eval/human_eval_utility_completed.json``, 1–5, the
    only human ratings offline): Somers' D of the rating given vericite's relevance of (question, output) and,
    with ``--lm``, its coherence_sentence and informativeness. These are ALCE answers rated for utility, not
@@ -37,6 +40,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..errors import VericiteError
+from .conner_reference import REFERENCE_FILES, finite_pairs, read_reference_values
+
 #: texts scored per model call (each chunk reaches the call cache when done: a cut-off run resumes)
 CHUNK = 4
 
@@ -58,6 +64,10 @@ def ranks(x: Sequence[float]) -> np.ndarray:
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation; None under 3 pairs or with a constant side. NaN is refused (a ValueError):
+    leave such pairs out first, and count them (``conner_reference.finite_pairs``)."""
+    if not all(math.isfinite(v) for v in (*x, *y)):
+        raise ValueError("spearman of values that are not all finite: leave the NaN out first (finite_pairs)")
     if len(x) < 3:
         return None
     rx, ry = ranks(x), ranks(y)
@@ -77,12 +87,13 @@ def somers_d(x: Sequence[float], y: Sequence[float]) -> float | None:
     return float((dx * dy).sum() / 2 / untied)
 
 
-def _floats(text: str) -> list[float]:
-    """Numbers one a line, or a JSON list on the first line (NaN read as nan)."""
-    text = text.strip()
-    if text.startswith("["):
-        return [float("nan") if v is None else float(v) for v in json.loads(text.splitlines()[0].replace("NaN", "null"))]
-    return [float(v) for v in text.split()]
+def reference_files(d: Path) -> dict[str, Any]:
+    """What each of CONNER's per-passage files in ``d`` holds (values, NaN, summary lines), by vericite's name."""
+    out: dict[str, Any] = {}
+    for what, fname in REFERENCE_FILES.items():
+        f = d / fname
+        out[what] = {"file": fname, **read_reference_values(f).describe()} if f.is_file() else {"file": fname, "missing": True}
+    return out
 
 
 def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = None) -> dict[str, Any]:
@@ -95,27 +106,38 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
     d = shared_data_dir() / "conner" / "nq" / "random_testset"  # type: ignore[operator]
     passages = (d / "nq_ref").read_text(encoding="utf-8").splitlines()
     questions = [s.question for s in load_nq()]
-    rel_theirs = _floats((d / "nq_ref_rel").read_text())
-    ppl_theirs = _floats((d / "nq_ref_avg_sent_ppl").read_text())
+    rel_file = read_reference_values(d / "nq_ref_rel").require_finite()
+    ppl_file = read_reference_values(d / "nq_ref_avg_sent_ppl")
+    rel_theirs, ppl_theirs = rel_file.values, ppl_file.values
     n = min(len(passages), len(questions), limit or len(passages))
-    out: dict[str, Any] = {"source": str(d)}
+    out: dict[str, Any] = {"source": str(d), "reference_files": reference_files(d)}
     m = min(n, len(rel_theirs))
     logits = scorer.score([(questions[i], passages[i]) for i in range(m)])
-    ours = [sigmoid(float(v)) for v in logits]
+    ours, theirs_rel, rel_nan = finite_pairs([sigmoid(float(v)) for v in logits], rel_theirs[:m])
     out["relevance"] = {
-        "spearman": spearman(ours, rel_theirs[:m]), "n": m, "ours": f"sigmoid of {scorer.id} on (question, passage)",
+        "spearman": spearman(ours, theirs_rel), "n": len(ours), "their_nan_left_out": rel_nan,
+        "ours": f"sigmoid of {scorer.id} on (question, passage)",
         "theirs": "nq_ref_rel (monoBERT)", "alignment": f"their {len(rel_theirs)} values paired by position with the first {len(rel_theirs)} passages (the release does not say which passages they are)",
     }
     if lm is None:
         out["coherence_sentence"] = {"not_run": "needs --lm MODEL (under the model lock)"}
         return out
+    if ppl_file.finite == 0:
+        try:
+            ppl_file.require_finite()
+        except VericiteError as e:
+            out["sentence_perplexity"] = out["coherence_sentence"] = {"not_run": str(e)}
+            return out
     from ..models.lm_scoring import sentence_logprobs
 
-    long_out = 0
+    long_out = their_nan = 0
     texts, spans, theirs_all = [], [], []
     for i in range(min(n, len(ppl_theirs))):
         if max_words is not None and len(passages[i].split()) > max_words:
             long_out += 1
+            continue
+        if not math.isfinite(ppl_theirs[i]):
+            their_nan += 1  # nothing to compare with: not scored at all
             continue
         texts.append(passages[i])
         spans.append([(s.start, s.end) for s in split_sentences(passages[i]) if s.clean])
@@ -124,7 +146,7 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
     mean_ppl, inv_ppl, theirs = [], [], []
     for i, sents in enumerate(rows):
         ppls = [p for p in (perplexity(lps) for lps in sents) if p is not None]
-        if ppls and not math.isnan(theirs_all[i]):
+        if ppls:
             mean_ppl.append(sum(ppls) / len(ppls))
             inv_ppl.append(sum(1 / p for p in ppls) / len(ppls))
             theirs.append(theirs_all[i])
@@ -133,13 +155,13 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
                  "paired with nq_ref's lines by position: the order the file was made in; their NaN left out")
     kept = f"the first {n} passages" + (f", {long_out} of them over {max_words} words left out" if max_words is not None else "")
     out["sentence_perplexity"] = {
-        "spearman": spearman(mean_ppl, theirs), "n": len(mean_ppl), "passages": kept,
+        "spearman": spearman(mean_ppl, theirs), "n": len(mean_ppl), "passages": kept, "their_nan_left_out": their_nan,
         "ours": f"mean sentence PPL (cap {PPL_CAP:g}) of {model}, each sentence alone (as CONNER's ppl.py)",
         "theirs": "nq_ref_avg_sent_ppl (GPT-Neo 2.7B: mean over nltk sentences of min(PPL, 200); the released values stop at 100.0)",
         "alignment": alignment,
     }
     out["coherence_sentence"] = {
-        "spearman": spearman(inv_ppl, [1 / t for t in theirs]), "n": len(inv_ppl), "passages": kept,
+        "spearman": spearman(inv_ppl, [1 / t for t in theirs]), "n": len(inv_ppl), "passages": kept, "their_nan_left_out": their_nan,
         "ours": f"coherence_sentence (Eq. 3): mean over sentences of 1/PPL (cap {PPL_CAP:g}) of {model}, each sentence alone",
         "theirs": "1 / nq_ref_avg_sent_ppl (their file holds the mean sentence PPL; its reciprocal ranks as coherence does, so a positive rho is agreement)",
         "alignment": alignment,
@@ -212,7 +234,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", help="write the JSON here too")
     a = ap.parse_args(argv)
     from .. import registry
-    from ..errors import VericiteError
     from ..paths import shared_data_dir
 
     try:

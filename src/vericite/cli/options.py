@@ -11,7 +11,7 @@ import click
 SERVER_OPTIONS = [
     click.option(
         "--base-url",
-        help="OpenAI-compatible server for every openai:<model> of the command (answers, judge, G-Eval); key from $OPENAI_API_KEY, sent to this URL only",
+        help="OpenAI-compatible server for every openai:<model> of the command (answers, judge, G-Eval); key from $OPENAI_API_KEY, sent to this URL only, never over plain http to another host than this machine (use https://, or env -u OPENAI_API_KEY when the server needs no key); sent to a server not OpenAI's, said once on stderr",
     ),
     click.option(
         "--timeout",

@@ -6,6 +6,17 @@ goes to that URL and nowhere else: redirects are not followed (a redirect is an 
 pointed), so the API key, read from the environment variable named by ``api_key_env`` at each request, goes
 only to the server that was named. The key is never logged or put into an error message.
 
+Where the key may go (checked when the backend is made, and again before each request):
+
+- never over plain ``http://`` to a host that is not this machine (``localhost``, ``*.localhost``, a loopback
+  address such as ``127.0.0.1`` or ``::1``; names are not resolved): with a key to send, that is a
+  ``BackendError`` of one line that says to use ``https://``, or to run the command without the variable
+  (``env -u OPENAI_API_KEY vericite ...``) when the server needs no key. Without a key, plain http is fine.
+- the key from the default variable ``$OPENAI_API_KEY`` is sent to a server other than OpenAI's
+  (``https://api.openai.com``) too (OpenAI-compatible servers often take it), but not silently: the first
+  request that carries it prints one line on stderr naming the host that receives it (once per host and
+  process). A key the caller named (``api_key``, or another ``api_key_env``) is sent without that line.
+
 ``timeout`` is a total time limit per request, retries and their waits included: the answer is read in chunks
 against a monotonic deadline, so a server that hangs, or sends one byte now and then, costs at most that long.
 Connect errors, timeouts, 429 and 5xx answers are retried with exponential backoff (honouring
@@ -15,8 +26,10 @@ line.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +42,8 @@ from ..printable import printable
 from ..types import Completion, GenParams, Message, ModelIdentity
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+OPENAI_HOST = "api.openai.com"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_RETRY_AFTER = 60.0
 DEFAULT_TIMEOUT = 300.0  # seconds per request, retries included
@@ -46,6 +61,21 @@ class DeadlineExceededError(ServerUnreachableError):
 
 class _Late(Exception):
     """Raised inside an exchange that ran past its deadline."""
+
+
+_announced: set[str] = set()  # hosts told on stderr that they receive the key from $OPENAI_API_KEY
+_announce_lock = threading.Lock()
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost``, ``*.localhost`` or a loopback address (127.0.0.0/8, ``::1``); a name is not resolved."""
+    h = host.strip("[]").lower().rstrip(".")
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
 
 
 def normalise_base_url(url: str) -> str:
@@ -70,7 +100,7 @@ class OpenAICompatBackend:
         model: str,
         base_url: str | None = None,
         *,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str = DEFAULT_KEY_ENV,
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_RETRIES,
         backoff: float = 0.5,
@@ -88,6 +118,13 @@ class OpenAICompatBackend:
         self.base_url = normalise_base_url(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
         self.api_key_env = api_key_env
         self._api_key = api_key  # given by the caller: used before the environment variable; never shown
+        url = httpx.URL(self.base_url)
+        self._host = url.host
+        host = f"[{url.host}]" if ":" in url.host else url.host
+        self._host_port = f"{host}:{url.port}" if url.port else host
+        self._key_over_plain_http = url.scheme == "http" and not is_loopback(url.host)
+        self._announce_key = api_key is None and api_key_env == DEFAULT_KEY_ENV and url.host != OPENAI_HOST
+        self._key()  # refuse now, before any work, rather than at the first request
         self.timeout = float(timeout)
         self.max_retries = max(0, int(max_retries))
         self.backoff = float(backoff)
@@ -104,12 +141,37 @@ class OpenAICompatBackend:
 
     # ------------------------------------------------------------------ HTTP
 
+    def _key(self) -> str | None:
+        """The key to send, or None; a ``BackendError`` where it would travel over plain http to another host."""
+        key = self._api_key or os.environ.get(self.api_key_env) or None
+        if key and self._key_over_plain_http:
+            where = "the API key given" if self._api_key else f"the API key from ${self.api_key_env}"
+            raise BackendError(
+                f"refusing to send {where} over plain http to {self._host_port}, which is not this machine: "
+                f"use an https:// URL, or run without the key (env -u {self.api_key_env} ...) if the server needs none"
+            )
+        return key
+
     def _headers(self) -> dict[str, str]:
         h = {"Content-Type": "application/json"}
-        key = self._api_key or os.environ.get(self.api_key_env)
+        key = self._key()
         if key:
+            if self._announce_key:
+                self._announce()
             h["Authorization"] = f"Bearer {key}"
         return h
+
+    def _announce(self) -> None:
+        with _announce_lock:
+            if self._host_port in _announced:
+                return
+            _announced.add(self._host_port)
+        print(
+            f"vericite: sending the API key from ${DEFAULT_KEY_ENV} to {self._host_port}, not OpenAI's server "
+            f"(run without it, env -u {DEFAULT_KEY_ENV} ..., if this server needs none)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def _exchange(self, method: str, url: str, payload: dict[str, Any] | None, deadline: float) -> httpx.Response:
         """One HTTP request whose answer is read completely before ``deadline`` (a ``time.monotonic()`` value),
@@ -117,19 +179,20 @@ class OpenAICompatBackend:
         is silent; the helper stops at its next chunk, or when its socket times out."""
         box: dict[str, Any] = {}
         done, abandoned = threading.Event(), threading.Event()
+        headers = self._headers()
 
         def work() -> None:
             try:
                 left = max(0.001, deadline - time.monotonic())
-                with self._client.stream(method, url, json=payload, headers=self._headers(), timeout=httpx.Timeout(left)) as r:
+                with self._client.stream(method, url, json=payload, headers=headers, timeout=httpx.Timeout(left)) as r:
                     body = bytearray()
                     for chunk in r.iter_bytes():
                         body += chunk
                         if abandoned.is_set() or time.monotonic() > deadline:
                             raise _Late()
                     # the body is decoded already: keep the headers that do not describe its transfer
-                    headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() not in _TRANSFER_HEADERS]
-                    box["response"] = httpx.Response(r.status_code, headers=headers, content=bytes(body), request=r.request)
+                    kept = [(k, v) for k, v in r.headers.multi_items() if k.lower() not in _TRANSFER_HEADERS]
+                    box["response"] = httpx.Response(r.status_code, headers=kept, content=bytes(body), request=r.request)
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 box["error"] = e
             finally:

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from vericite.bench.conner_agreement import _floats, chunked, conner_nq, ranks, somers_d, spearman
+from vericite.bench.conner_agreement import chunked, conner_nq, ranks, somers_d, spearman
 from vericite.fakes.scoring import FakePairScorer
 from vericite.models.fake import FakeBackend
 from vericite.models.lm_scoring import perplexity
@@ -29,10 +29,9 @@ def test_somers_d_of_y_given_x():
     assert somers_d([1, 1], [1, 2]) is None
 
 
-def test_floats_reads_lines_and_a_json_list_with_nan():
-    assert _floats("0.5\n0.25\n") == [0.5, 0.25]
-    got = _floats("[1.0, NaN, 2.5]\n3.0\t1.0")
-    assert got[0] == 1.0 and got[1] != got[1] and got[2] == 2.5
+def test_spearman_refuses_nan_rather_than_being_poisoned_by_it():
+    with pytest.raises(ValueError, match="leave the NaN out"):
+        spearman([1.0, float("nan"), 3.0, 4.0], [1.0, 2.0, 3.0, 4.0])
 
 
 def _nq_data(tmp_path, monkeypatch, passages, ppl):
@@ -58,6 +57,7 @@ def test_conner_nq_sentence_perplexity_and_coherence_signs(tmp_path, monkeypatch
     out = conner_nq(FakePairScorer(), lm, None, max_words=6)
     sp, coh = out["sentence_perplexity"], out["coherence_sentence"]
     assert sp["n"] == coh["n"] == 4  # the third: over 6 words (and NaN)
+    assert sp["their_nan_left_out"] == 0  # the NaN passage was already out for its length
     assert sp["spearman"] == pytest.approx(1.0) and coh["spearman"] == pytest.approx(1.0)
     assert "1 of them over 6 words left out" in sp["passages"]
     assert out["relevance"]["n"] == 4  # their 4 relevance values, by position
@@ -65,6 +65,30 @@ def test_conner_nq_sentence_perplexity_and_coherence_signs(tmp_path, monkeypatch
     (tmp_path / "data" / "conner" / "nq" / "random_testset" / "nq_ref_avg_sent_ppl").write_text(json.dumps(reversed_ppl).replace("null", "NaN"))
     out = conner_nq(FakePairScorer(), lm, 4)
     assert out["sentence_perplexity"]["spearman"] == pytest.approx(-1.0) and out["coherence_sentence"]["n"] == 3
+    assert out["sentence_perplexity"]["their_nan_left_out"] == out["coherence_sentence"]["their_nan_left_out"] == 1
+
+
+def test_conner_nq_reports_its_reference_files_and_refuses_an_all_nan_one(tmp_path, monkeypatch):
+    passages = ["Alpha beta gamma.", "Delta epsilon.", "Xi omicron pi rho.", "Sigma tau."]
+    _nq_data(tmp_path, monkeypatch, passages, [10.0, 20.0, None, 40.0])
+    d = tmp_path / "data" / "conner" / "nq" / "random_testset"
+    (d / "nq_ref_avg_coh_para").write_text("[1.5, -2.0, 3.25, 0.5]\n3.25\t-2.0")
+    (d / "nq_ref_avg_lm_entropy").write_text("[NaN, NaN, NaN, NaN]\nNaN")
+    out = conner_nq(FakePairScorer(), FakeBackend(), None)
+    files = out["reference_files"]
+    assert files["sentence_perplexity"] == {"file": "nq_ref_avg_sent_ppl", "values": 4, "nan": 1, "summary_lines": [[0.5]]}
+    assert files["paragraph_coherence"] == {"file": "nq_ref_avg_coh_para", "values": 4, "nan": 0, "summary_lines": [[3.25, -2.0]]}
+    ent = files["lm_entropy"]
+    assert ent["values"] == ent["nan"] == 4 and ent["note"] == "all 4 values are NaN: no comparison is possible"
+    assert files["relevance"]["values"] == 3 and files["relevance"]["summary_lines"] == []
+    assert out["sentence_perplexity"]["n"] == 3 and out["sentence_perplexity"]["their_nan_left_out"] == 1
+    # a perplexity file that is all NaN: both LM rows say why they were not run
+    (d / "nq_ref_avg_sent_ppl").write_text("[NaN, NaN, NaN, NaN]\n0.5")
+    out = conner_nq(FakePairScorer(), FakeBackend(), None)
+    msg = "nq_ref_avg_sent_ppl: all 4 values are NaN, so nothing can be compared with it"
+    assert out["sentence_perplexity"] == out["coherence_sentence"] == {"not_run": msg}
+    (d / "nq_ref_avg_coh_para").unlink()
+    assert conner_nq(FakePairScorer(), None, None)["reference_files"]["paragraph_coherence"] == {"file": "nq_ref_avg_coh_para", "missing": True}
 
 
 def test_chunked_scores_a_chunk_per_call_so_a_cut_off_run_resumes_from_the_cache(capsys):

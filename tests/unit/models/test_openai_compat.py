@@ -40,7 +40,7 @@ class Script:
 
 def backend(script, **kw):
     kw.setdefault("backoff", 0.0)
-    return OpenAICompatBackend("my-model", "http://server.test:8000", transport=httpx.MockTransport(script), **kw)
+    return OpenAICompatBackend("my-model", "https://server.test:8000", transport=httpx.MockTransport(script), **kw)
 
 
 def test_generate_payload_and_parse(monkeypatch):
@@ -49,7 +49,7 @@ def test_generate_payload_and_parse(monkeypatch):
     c = backend(s).generate([MSG], GenParams(max_tokens=7, temperature=0.0, seed=3, stop=("\n",)))[0]
     assert c.text == "Yes, it is." and c.prompt_tokens == 12 and c.completion_tokens == 2 and c.finish_reason == "stop"
     req = s.requests[0]
-    assert str(req.url) == "http://server.test:8000/v1/chat/completions"
+    assert str(req.url) == "https://server.test:8000/v1/chat/completions"
     assert req.headers["authorization"] == "Bearer sk-secret-123"
     body = json.loads(req.content)
     assert body == {"model": "my-model", "messages": MSG, "max_tokens": 7, "temperature": 0.0, "top_p": 1.0, "seed": 3, "stop": ["\n"]}
@@ -166,3 +166,80 @@ def test_logprobs_unsupported_says_so():
 def test_base_url_validation():
     with pytest.raises(BackendError, match="must start with http"):
         OpenAICompatBackend("m", "localhost:8000")
+
+
+# ---------------------------------------------------------------- where the key may go
+
+
+@pytest.fixture()
+def fresh_announcements(monkeypatch):
+    monkeypatch.setattr("vericite.models.openai_compat._announced", set())
+
+
+@pytest.mark.parametrize("url", ["http://server.test:8000", "http://10.0.0.5:8000/v1", "http://127.0.0.1.example.com"])
+def test_key_is_never_sent_over_plain_http_to_another_host(monkeypatch, url):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    s = Script((200, chat_response()))
+    with pytest.raises(BackendError) as e:
+        OpenAICompatBackend("m", url, transport=httpx.MockTransport(s))
+    msg = str(e.value)
+    assert "refusing to send the API key from $OPENAI_API_KEY over plain http" in msg and "https://" in msg
+    assert "\n" not in msg and "sk-secret" not in msg and s.requests == []
+    # a key given by the caller, or in another variable, is refused the same way
+    with pytest.raises(BackendError, match="refusing to send the API key given"):
+        OpenAICompatBackend("m", url, api_key="sk-given", transport=httpx.MockTransport(s))
+    monkeypatch.setenv("MY_KEY", "k")
+    with pytest.raises(BackendError, match=r"\$MY_KEY over plain http"):
+        OpenAICompatBackend("m", url, api_key_env="MY_KEY", transport=httpx.MockTransport(s))
+
+
+def test_key_set_after_the_backend_was_made_is_still_refused_over_plain_http(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    s = Script((200, chat_response()))
+    b = OpenAICompatBackend("m", "http://server.test:8000", transport=httpx.MockTransport(s), backoff=0)
+    assert b.generate([MSG], GenParams())[0].text == "Yes."  # no key: plain http is fine
+    assert "authorization" not in s.requests[0].headers
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    with pytest.raises(BackendError, match="refusing to send"):
+        b.generate([MSG], GenParams())
+    assert len(s.requests) == 1
+
+
+@pytest.mark.parametrize("url", ["http://localhost:8000", "http://127.0.0.1:8000", "http://127.3.2.1", "http://[::1]:8000", "http://box.localhost:1"])
+def test_key_goes_over_plain_http_to_this_machine(monkeypatch, fresh_announcements, url):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    s = Script((200, chat_response()))
+    OpenAICompatBackend("m", url, transport=httpx.MockTransport(s)).generate([MSG], GenParams())
+    assert s.requests[0].headers["authorization"] == "Bearer sk-secret-123"
+
+
+def test_default_key_to_another_server_is_announced_once_per_host(monkeypatch, capsys, fresh_announcements):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    s = Script((200, chat_response()))
+    b = backend(s)  # https://server.test:8000
+    b.generate([MSG, MSG, MSG], GenParams())
+    backend(s).generate([MSG], GenParams())
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "sending the API key from $OPENAI_API_KEY to server.test:8000" in err
+    assert "sk-secret" not in err
+    assert all(r.headers["authorization"] == "Bearer sk-secret-123" for r in s.requests)
+    OpenAICompatBackend("m", "http://localhost:8000", transport=httpx.MockTransport(s)).generate([MSG], GenParams())
+    assert "to localhost:8000" in capsys.readouterr().err  # another host: told again
+    OpenAICompatBackend("m", "http://[::1]:8000", transport=httpx.MockTransport(s)).generate([MSG], GenParams())
+    assert "to [::1]:8000, not OpenAI's server" in capsys.readouterr().err
+
+
+def test_no_announcement_for_openai_a_named_key_or_no_key(monkeypatch, capsys, fresh_announcements):
+    s = Script((200, chat_response()))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    OpenAICompatBackend("m", None, transport=httpx.MockTransport(s)).generate([MSG], GenParams())
+    assert str(s.requests[-1].url).startswith("https://api.openai.com/v1/")
+    monkeypatch.setenv("MY_KEY", "sk-mine")
+    backend(s, api_key_env="MY_KEY").generate([MSG], GenParams())
+    assert s.requests[-1].headers["authorization"] == "Bearer sk-mine"
+    backend(s, api_key="sk-given").generate([MSG], GenParams())
+    assert s.requests[-1].headers["authorization"] == "Bearer sk-given"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    backend(s).generate([MSG], GenParams())
+    assert "authorization" not in s.requests[-1].headers
+    assert capsys.readouterr().err == ""
