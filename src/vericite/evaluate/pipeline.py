@@ -191,9 +191,9 @@ def evaluate_items(
 
 def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False) -> None:
     """The judged families of ``suite`` (those holding a judge; a family's ``judging_part()`` when it has one) score
-    each answer not yet in ``checkpoint`` alone,
-    their judges memoised in it (``evaluate/checkpoint.py``); each answer's line is appended as it is scored. The
-    families keep the memoising judges, so the corpus's scoring after this asks no judge again."""
+    each answer not yet in ``checkpoint`` alone, their judges memoised in it (``evaluate/checkpoint.py``); each
+    answer's line is appended as it is scored. The families keep the memoising judges, so the corpus's scoring
+    after this asks no judge again."""
     import copy
 
     from ..progress import progress_bar
