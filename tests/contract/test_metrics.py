@@ -1,6 +1,7 @@
 """Contract of Metric: one result per declared name, for any corpus, the empty one included; the registered
 KaLMA family gives the numbers ``evaluate_kalma`` gives; a family that is PairedStatistics rebuilds from the
-records evaluate writes the statistics its values are computed with (what ``vericite compare`` pairs)."""
+records evaluate writes the statistics its values are computed with (what ``vericite compare`` pairs); a family
+with a judge, run answer by answer as evaluate's checkpoint runs it, has asked every pair of its corpus run."""
 
 from __future__ import annotations
 
