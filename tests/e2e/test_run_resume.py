@@ -13,7 +13,7 @@ from vericite.models.fake import FakeBackend
 from vericite.runs.runner import load_run_config, run_config
 
 
-def setup(tmp_path, judge="fake"):
+def setup(tmp_path, judge="fake", resamples=10):
     data = tmp_path / "q.jsonl"
     rows = [
         {"id": f"q{i}", "question": f"What did P{i} do?", "knowledge": [
@@ -23,7 +23,7 @@ def setup(tmp_path, judge="fake"):
     ]  # fmt: skip
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     cfg = tmp_path / f"{judge}.yaml"
-    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nexperiment: fake\nlevels: [0, 1]\nresamples: 10\njudge: {judge}\nattribution_judge: fake-4class\n")
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nexperiment: fake\nlevels: [0, 1]\nresamples: {resamples}\njudge: {judge}\nattribution_judge: fake-4class\n")
     return load_run_config(cfg, {})
 
 
@@ -83,3 +83,11 @@ def test_a_level_whose_evaluation_settings_changed_is_evaluated_again(tmp_path, 
     after = json.loads((tmp_path / "r" / "level-0" / "eval" / "results.json").read_text())
     assert after["judges"]["alignment"]["id"] == "triple@1"
     assert again.calls > 0  # the four-class judge asked again for both levels
+
+
+def test_a_finished_level_whose_bootstrap_changed_is_scored_again_from_its_checkpoint(tmp_path, monkeypatch):
+    run(setup(tmp_path), tmp_path / "r")
+    again = Cut(monkeypatch)
+    run(setup(tmp_path, resamples=20), tmp_path / "r", resume=True)
+    after = json.loads((tmp_path / "r" / "level-1" / "eval" / "results.json").read_text())
+    assert again.calls == 0 and after["metrics"]["citation_correctness"]["resamples"] == 20

@@ -10,7 +10,8 @@ Layout of the run folder::
 A run without an experiment has a single level called ``base``. Each level's generation is resumable, and model
 calls go through the cache, so rerunning an interrupted ``vericite run ... --resume`` costs only what is left: a
 level whose evaluation finished with the same evaluation settings and answers (``level-<x>/eval/.evaluate-answers.jsonl``'s
-first line) is read back, not evaluated again; a level cut while it was evaluated goes on from its checkpoint
+first line; with the same bootstrap) is read back, not evaluated again; a level cut while it was evaluated (or
+whose bootstrap changed) goes on from its checkpoint
 (``evaluate/checkpoint.py``); a level whose evaluation settings changed (another judge) is evaluated again.
 """
 
@@ -151,24 +152,29 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
 
 
 def finished_evaluation(level: Path, eval_cfg: Any, task: str, judge: Any, resume: bool) -> Any:
-    """``level``'s evaluation: (results, records) when ``resume`` and it finished with the settings and answers of
-    now; else its checkpoint (``AnswerCheckpoint``), continued when ``resume`` and it was cut with the same
-    settings, started again otherwise (its results.json removed first: it is not this evaluation's)."""
-    from ..evaluate.checkpoint import NAME, VERSION, AnswerCheckpoint, file_sha256, fingerprint
+    """``level``'s evaluation: (results, records) when ``resume`` and it finished with the settings, bootstrap and
+    answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
+    evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level
+    whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise."""
+    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, file_sha256, fingerprint
     from ..jsonl import read_appended
     from ..metrics.judging import judge_id
 
     folder = level / "eval"
-    header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None}, corpus=True)}
+    header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None})}
     old = next(iter(read_appended(folder / NAME)), None) if resume else None
     same = old == header
     if same and (folder / "results.json").is_file():
         import json
 
         try:
-            return json.loads((folder / "results.json").read_text(encoding="utf-8")), list(read_appended(folder / "samples.jsonl"))
+            results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+            records = list(read_appended(folder / "samples.jsonl"))
         except (OSError, ValueError):
-            pass  # unreadable: evaluated again
+            results = None  # unreadable: its corpus scored again (from the checkpoint)
+        bootstrap = {k: getattr(eval_cfg, k) for k in CORPUS_ONLY}
+        if isinstance(results, dict) and {k: (results.get("config") or {}).get(k) for k in CORPUS_ONLY} == bootstrap:
+            return results, records
     (folder / "results.json").unlink(missing_ok=True)
     return AnswerCheckpoint.open(folder, {k: v for k, v in header.items() if k != "checkpoint"}, resume=same)
 
