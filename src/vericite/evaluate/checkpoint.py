@@ -105,14 +105,14 @@ class MemoJudge:
 
 class AnswerCheckpoint:
     """``OUT/.evaluate-answers.jsonl`` (module doc). ``memo``: every judgement checkpointed (those of a resumed
-    file whose status is ok: a failed or unparseable one is asked again); ``done``: answer index -> its line."""
+    file whose status is ok: a failed or unparseable one is asked again); ``done``: answer index -> its id."""
 
     def __init__(self, path: Path, header: dict[str, Any]) -> None:
         self.path = path
         self.header = header
         self.memo: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
-        self.done: dict[int, dict[str, Any]] = {}
+        self.done: dict[int, Any] = {}
         self._synced = 0.0
 
     @classmethod
@@ -131,7 +131,7 @@ class AnswerCheckpoint:
                     raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}); rerun without --resume, or use another --out")
                 for line in lines[1:]:
                     if isinstance(line, dict) and isinstance(line.get("answer"), int):
-                        ck.done[line["answer"]] = line
+                        ck.done[line["answer"]] = line.get("id")
                         ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
                 return ck
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,8 +147,7 @@ class AnswerCheckpoint:
         return self.path.with_name(CALLS)
 
     def is_done(self, index: int, sample_id: str) -> bool:
-        line = self.done.get(index)
-        return line is not None and line.get("id") == sample_id
+        return index in self.done and self.done[index] == sample_id
 
     def add(self, index: int, sample_id: str, scores: Mapping[str, Any], judgements: list[dict[str, Any]]) -> None:
         """The answer ``index`` scored: its line (with the judgements made since the last one), written at once (a
@@ -160,7 +159,7 @@ class AnswerCheckpoint:
             if time.monotonic() - self._synced >= SYNC_EVERY_S:
                 os.fsync(f.fileno())
                 self._synced = time.monotonic()
-        self.done[index] = line
+        self.done[index] = sample_id
         self.fresh.clear()
 
 
