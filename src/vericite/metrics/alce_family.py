@@ -7,11 +7,17 @@ Options: ``judge`` (a Judge, a judge spec, or none: the judged metrics are then 
 (3), ``qa_model`` (ALCE's RoBERTa SQuAD model, or a local folder; it runs only when a QA metric is asked for by
 name, as ALCE runs it only with ``--qa``), ``resamples``, ``seed``, ``names`` (the metrics reported: by default the
 sub-task's; one of another sub-task is reported as not computed, with the reason).
+
+The family is also :class:`~vericite.protocols.PairedStatistics`: ``vericite compare`` rebuilds every metric from
+each record's per-answer values in samples.jsonl (``statistics_from_records``, the same :func:`alce_statistics`
+``evaluate`` computes with); two compared runs must share the sub-task, ``at_most_citations`` and (when both ran
+it) the QA model, and may differ in their judge.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any, Mapping, Sequence
 
 from ..attribution.alce import AT_MOST_CITATIONS, preprocess_output, remove_citations
 from ..errors import VericiteError
@@ -34,7 +40,7 @@ from .alce import (
     str_em,
 )
 from .alce_qa import QA_MODEL
-from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
+from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, ProgressBar, Ratios, corpus_results
 from .judging import judge_id
 
 Value = float | None
@@ -44,6 +50,10 @@ class AlceMetric:
     """ALCE's metrics (see the module docstring)."""
 
     inputs = ("answer", "question", "passages", "qa_pairs", "answers", "claims", "meta")
+    # what two compared runs must share (results.json ``evaluation.alce``; the QA model only when both ran it), and
+    # may differ in: the judge of citations and claims
+    compared_settings = {"alce.subtask": None, "alce.at_most_citations": None, "alce.qa_model": "alce.qa_model"}
+    allowed_differences = (AllowedDifference("citation / claims judge", ("judges", "citations", "id"), "citations_judge"),)
 
     def __init__(
         self,
@@ -133,7 +143,7 @@ class AlceMetric:
                 rouge = RougeLsum()
                 col("rouge_lsum", [rouge.score(p, long_answers(s)) for s, p in zip(samples, plain)], "no reference long answers (ASQA's annotations, ELI5's answer) in the input")
         if want & set(QA_METRICS):
-            self._qa(samples, plain, col)
+            self._qa(samples, plain, col, settings)
         judged = want & {*CITATION_METRICS, "claims_nli"}
         if judged:
             self._judged(samples, outputs, subtask, judged, col, per, judgements, counts, settings, progress)
@@ -142,29 +152,35 @@ class AlceMetric:
                 if values[i] is not None and name not in CITATION_METRICS:
                     per[i][name] = values[i]
 
-        r = Ratios()
-        for name in self.names:
-            if name == "alce_citation_f1":
-                continue
-            if name not in SUBTASKS[subtask]:
-                r.not_computed([name], f"not an ALCE {SUBTASK_TITLES[subtask]} metric (sub-task {subtask}; --task alce-<sub-task> to choose)")
-                continue
-            values = cols.get(name, [None] * n)
-            have = [v is not None for v in values]
-            r.ratio(name, [v or 0.0 for v in values], [float(h) for h in have], n=sum(have), details={**details.get(name, {}), "left_out": n - sum(have)}, empty=reasons.get(name, "not computed"))
-        if "alce_citation_f1" in self.names:
-            if "alce_citation_f1" not in SUBTASKS[subtask]:
-                r.not_computed(["alce_citation_f1"], f"not an ALCE {SUBTASK_TITLES[subtask]} metric")
-            else:
-                r.f1("alce_citation_f1", "alce_citation_precision", "alce_citation_recall", n=r.out.ns.get("alce_citation_recall", 0))
-        stats = r.done(self.names)
+        stats = alce_statistics(self.names, subtask, cols, n, reasons, details)
         results = corpus_results(stats, {k: SPECS[k] for k in self.names}, n, resamples=self.resamples, seed=self.seed)
         judge = judge_id(self.judge) if self.judge is not None else None
         for name in judged:
             results[name].details.setdefault("judge", judge)
         return MetricRun(self.id, results, [{"alce": p} if p else {} for p in per], judgements, settings={"alce": settings}, counts=counts)
 
-    def _qa(self, samples: Sequence[Any], plain: list[str], col: Any) -> None:
+    @staticmethod
+    def statistics_from_records(records: Sequence[Mapping[str, Any]]) -> CorpusStatistics:
+        """Every ALCE metric's statistics from each record's per-answer values (``scores["alce"]``, as
+        :meth:`score_answers` wrote them), by :func:`alce_statistics`: the corpus values of results.json. The
+        sub-task is read from the records' fields (:func:`~vericite.metrics.alce.detect_subtask`); a metric no
+        record has a value of is not computed, with what samples.jsonl says of it."""
+        per = [((r.get("scores") or {}).get("alce") or {}) for r in records]
+        fields = [SimpleNamespace(qa_pairs=r.get("qa_pairs"), claims=r.get("claims"), answers=r.get("answers")) for r in records]
+        subtask = detect_subtask(fields)
+        cols: dict[str, list[Value]] = {}
+        reasons: dict[str, str] = {}
+        for name in SUBTASKS[subtask]:
+            if name == "alce_citation_f1":
+                continue
+            key = RECORD_KEYS.get(name, name)
+            values = [p.get(key) for p in per]
+            cols[name] = [None if v is None else float(v) for v in values]
+            if all(v is None for v in values):
+                reasons[name] = _record_reason(name, per, records)
+        return alce_statistics(METRIC_NAMES, subtask, cols, len(records), reasons)
+
+    def _qa(self, samples: Sequence[Any], plain: list[str], col: Any, settings: dict[str, Any]) -> None:
         from .alce_qa import QAModel, qa_scores, qa_unavailable
 
         why = None if self.selected and set(self.selected) & set(QA_METRICS) else f"ALCE's QA model ({self.qa_model}) runs only when asked: --metrics {','.join(QA_METRICS)}"
@@ -177,6 +193,7 @@ class AlceMetric:
                 why = f"ALCE's QA model {self.qa_model} could not be loaded ({type(e).__name__}: {e})"
             else:
                 got = [qa_scores(model, s.qa_pairs or [], p) for s, p in zip(samples, plain)]
+                settings["qa_model"] = self.qa_model  # recorded only when it ran: compare checks it then
                 why = "no qa_pairs (ASQA's sub-questions and short answers) in the input"
         for k, name in enumerate(QA_METRICS):
             col(name, [g[k] if g else None for g in got], why, model=self.qa_model)
@@ -210,6 +227,61 @@ class AlceMetric:
             judgements[i] = a.judgements
 
 
+def alce_statistics(
+    names: Sequence[str], subtask: str, cols: Mapping[str, Sequence[Value]], n: int,
+    reasons: Mapping[str, str] | None = None, details: Mapping[str, Mapping[str, Any]] | None = None,
+) -> CorpusStatistics:
+    """The corpus statistics of ALCE's metrics ``names`` from their per-answer values (``cols``: one value or None
+    per answer, of ``n``): each a mean over the answers that have a value (a ratio of sums: the value over a count
+    of 1 each), not computed with ``reasons[name]`` when none has; ``alce_citation_f1`` the harmonic mean of the
+    corpus citation precision and recall (ALCE's, from the two means), its n the recall's; a name that is not a
+    metric of ``subtask`` not computed, with that reason. Both ``evaluate`` (:meth:`AlceMetric.score_answers`) and
+    ``compare`` (:meth:`AlceMetric.statistics_from_records`) compute the numbers here."""
+    reasons, details = reasons or {}, details or {}
+    r = Ratios()
+    for name in names:
+        if name == "alce_citation_f1":
+            continue
+        if name not in SUBTASKS[subtask]:
+            r.not_computed([name], f"not an ALCE {SUBTASK_TITLES[subtask]} metric (sub-task {subtask}; --task alce-<sub-task> to choose)")
+            continue
+        values = cols.get(name, [None] * n)
+        have = [v is not None for v in values]
+        r.ratio(name, [v or 0.0 for v in values], [float(h) for h in have], n=sum(have), details={**details.get(name, {}), "left_out": n - sum(have)}, empty=reasons.get(name, "not computed"))
+    if "alce_citation_f1" in names:
+        if "alce_citation_f1" not in SUBTASKS[subtask]:
+            r.not_computed(["alce_citation_f1"], f"not an ALCE {SUBTASK_TITLES[subtask]} metric")
+        else:
+            r.f1("alce_citation_f1", "alce_citation_precision", "alce_citation_recall", n=r.out.ns.get("alce_citation_recall", 0))
+    return r.done(names)
+
+
+#: where each metric's per-answer value is in a record's ``scores["alce"]`` (the metric's own name otherwise)
+RECORD_KEYS = {"alce_citation_recall": "citation_recall", "alce_citation_precision": "citation_precision"}
+
+
+def _record_reason(name: str, per: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]]) -> str:
+    """Why no record has a value of ``name``: what samples.jsonl says of it."""
+    key = RECORD_KEYS.get(name, name)
+    if name in CITATION_METRICS:
+        if not any(key in p for p in per):
+            return "no citation scores in samples.jsonl (evaluated without a judge, or without the citation metrics)"
+        if any(p.get("unjudged") for p in per):
+            return "no answer with a sentence could be judged"
+        return "no answer has a sentence"
+    if name == "claims_nli":
+        if not any(r.get("claims") for r in records):
+            return "no claims (ELI5's gold claims) in the input"
+        return "no claims_nli score in samples.jsonl (evaluated without a judge, or none judged)"
+    needs = {"str_em": "qa_pairs", "str_hit": "qa_pairs", **{m: "qa_pairs" for m in QA_METRICS}, **{m: "answers" for m in (*QAMPARI_METRICS, "answer_em", "answer_f1")}}
+    field = needs.get(name)
+    if field and not any(r.get(field) for r in records):
+        return f"no {field} in the input"
+    if name in QA_METRICS:
+        return f"no {name} score in samples.jsonl (ALCE's QA model runs only when asked: --metrics {','.join(QA_METRICS)})"
+    return f"no {name} score in samples.jsonl (not computed by the evaluation: its results.json says why)"
+
+
 def from_spec(arg: str, *, ctx: Any, judge: Any = None, **options: Any) -> AlceMetric:
     """Registry factory: ``alce`` or ``alce:<sub-task>``; ``judge`` is a Judge, a judge spec (built with ``ctx``) or
     "none"."""
@@ -218,3 +290,6 @@ def from_spec(arg: str, *, ctx: Any, judge: Any = None, **options: Any) -> AlceM
 
         judge = None if judge in ("", "none") else create("judges", judge, ctx)
     return AlceMetric(judge, subtask=arg or options.pop("subtask", None), **options)
+
+
+from_spec.family = AlceMetric  # type: ignore[attr-defined]  # (protocols.FamilyFactory)

@@ -72,7 +72,8 @@ class PairedStatistics(Protocol):
     reason when it cannot be computed. It reads the records alone: compare calls it on the family's class
     (:class:`FamilyFactory`), with no judge or model built, so it is a static method or a classmethod.
     ``compared_settings`` maps each setting of results.json ``evaluation`` that changes what the family's metrics
-    measure to the setting it matters only with (None: always; KaLMA's ``hypothesis`` only with a ``judge``):
+    measure (its path there, dotted: ``alce.subtask``) to the setting it matters only with (None: always; KaLMA's
+    ``hypothesis`` only with a ``judge``; the setting itself: only when both runs record it, ALCE's QA model):
     two runs that differ in one are not compared. ``allowed_differences`` are ``metrics.base.AllowedDifference``:
     the settings the runs may differ in (the family's judge), listed when they do."""
 

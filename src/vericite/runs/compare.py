@@ -265,6 +265,11 @@ def _get(d: Any, path: Sequence[str]) -> Any:
     return d
 
 
+def _setting(results: Mapping[str, Any], key: str) -> Any:
+    """A compared setting of results.json ``evaluation``: ``key`` is its path there, dotted (``alce.subtask``)."""
+    return _get(results, ("evaluation", *key.split(".")))
+
+
 def _check_scoring(a: EvaluatedRun, b: EvaluatedRun) -> None:
     diffs = []
     va, vb = a.results.get("metric_versions") or {}, b.results.get("metric_versions") or {}
@@ -272,9 +277,11 @@ def _check_scoring(a: EvaluatedRun, b: EvaluatedRun) -> None:
         if not same_version(fam, va[fam], vb[fam]):  # "1" (before name@N) and "kalma@1" are one version
             diffs.append(f"{fam} metric version {version_number(va[fam])} vs {version_number(vb[fam])}")
     for key, when in a.reader.compared.items():
-        if when is not None and not (_get(a.results, ("evaluation", when)) or _get(b.results, ("evaluation", when))):
+        if when == key and not (_setting(a.results, key) and _setting(b.results, key)):
+            continue  # a setting that matters only when both runs used it (ALCE's QA model)
+        if when is not None and not (_setting(a.results, when) or _setting(b.results, when)):
             continue  # a setting that matters only with another (KaLMA's claim template, only when a judge ran)
-        x, y = _get(a.results, ("evaluation", key)), _get(b.results, ("evaluation", key))
+        x, y = _setting(a.results, key), _setting(b.results, key)
         if x != y and not _one_version(x, y):
             diffs.append(f"{key} {x!r} vs {y!r}")
     if diffs:
@@ -323,7 +330,7 @@ def _identity(run: EvaluatedRun) -> dict[str, Any]:
         "model": r.get("model"),
         "prompt": r.get("prompt"),
         **{d.key: _get(r, d.path) for d in run.reader.allowed if d.key},
-        "evaluation": {k: _get(r, ("evaluation", k)) for k in run.reader.compared},
+        "evaluation": {k: _setting(r, k) for k in run.reader.compared},
         "metric_versions": r.get("metric_versions"),
         "samples": len(run.records),
     }
