@@ -38,6 +38,8 @@ def _notes(cmp: Mapping[str, Any]) -> list[str]:
     paired = f"{s['paired']} paired samples"
     if s["only_a"] or s["only_b"]:
         paired += f" (--intersect: {s['only_a']} only in A and {s['only_b']} only in B left out)"
+    if s.get("same_questions"):
+        paired += f" (--same-questions: paired by id and question; the {s.get('evidence')} differ in {s.get('evidence_differs')} of them)"
     lines.append(
         f"{paired}; 95% CI: paired bootstrap, p: two-sided paired permutation test; "
         f"{bs['resamples']} resamples, seed {bs['seed']}"
@@ -90,14 +92,21 @@ def print_table(cmp: Mapping[str, Any]) -> None:
 @click.option("--resamples", type=click.IntRange(min=0), default=1000, show_default=True, help="bootstrap samples for the CI, and permutations for the p-value")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="seed of the bootstrap and the permutations")
 @click.option("--intersect", is_flag=True, help="compare the sample ids both runs hold (else runs with different ids are refused)")
-def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool, resamples: int, seed: int, intersect: bool) -> None:
+@click.option(
+    "--same-questions", is_flag=True,
+    help="pair samples by id and question alone, letting the evidence the answers cite differ (ALCE's passages: its summ and snippet "
+    "methods answer from other passages than vanilla; KaLMA's knowledge); the output says in how many samples it does. "
+    "Default: every input must match",
+)  # fmt: skip
+def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool, resamples: int, seed: int, intersect: bool, same_questions: bool) -> None:
     """Compare two evaluations (folders of `vericite evaluate` or `vericite run`) of the same samples.
 
     Per metric: A, B, the difference B − A, its 95 % paired bootstrap CI (sample ids drawn jointly for both
     runs, each metric recomputed on each draw as it is defined), a two-sided paired permutation p-value, and
     n. Any task's runs compare (the task each results.json records). Runs of different tasks, with different
     sample ids or inputs, or scored differently (metric version, or a setting the task's metrics declare, such as
-    KaLMA's match or hypothesis), are refused; a different judge or model is allowed and listed.
+    KaLMA's match or hypothesis, ALCE's sub-task or at_most_citations), are refused; a different judge or model is
+    allowed and listed. --same-questions lets the evidence differ (ALCE's summ or snippet against vanilla).
 
     Example: vericite compare runs/e1 runs/e2 --out runs/e1-vs-e2 && vericite report runs/e1-vs-e2
     """
@@ -108,7 +117,7 @@ def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool,
     if out is not None:
         check_out(out)
     a, b = load_evaluated_run(run_a), load_evaluated_run(run_b)
-    cmp, rows = compare_runs(a, b, resamples=resamples, seed=seed, intersect=intersect)
+    cmp, rows = compare_runs(a, b, resamples=resamples, seed=seed, intersect=intersect, same_questions=same_questions)
     if out is not None:
         path = write_comparison(out, cmp, rows)
         click.echo(f"wrote {path} and {path.parent / 'compare_samples.jsonl'}; `vericite report {out}` renders them", err=True)

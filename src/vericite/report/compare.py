@@ -72,6 +72,8 @@ def header_section(folder: Path, cmp: Mapping[str, Any]) -> str:
     paired = f"{fmt(s.get('paired'))}"
     if s.get("only_a") or s.get("only_b"):
         paired += f' <span class="warn">(--intersect: {fmt(s.get("only_a"))} only in A and {fmt(s.get("only_b"))} only in B left out)</span>'
+    if s.get("same_questions"):
+        paired += f' <span class="warn" id="same-questions">(--same-questions: paired by id and question; the {esc(s.get("evidence"))} differ in {fmt(s.get("evidence_differs"))} of them)</span>'
     rows += [
         ("paired samples", paired),
         ("95% CI", esc(bs.get("ci"))),

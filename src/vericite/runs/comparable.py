@@ -39,7 +39,8 @@ class Comparable:
     """A task as compare reads it (module docstring). ``names``: its metrics, in order; ``families``: its
     families that are PairedStatistics, in suite order; ``inputs``: the record fields a sample's inputs are;
     ``compared``: the settings of results.json ``evaluation`` two runs must share, each with the setting it
-    matters only with (or None); ``allowed``: the settings they may differ in, listed."""
+    matters only with (or None); ``allowed``: the settings they may differ in, listed; ``evidence``: the input
+    the answers cite, which ``compare --same-questions`` lets differ."""
 
     task: str
     names: tuple[str, ...]
@@ -47,6 +48,7 @@ class Comparable:
     inputs: tuple[str, ...]
     compared: Mapping[str, str | None]
     allowed: tuple[AllowedDifference, ...]
+    evidence: str | None = None  # the input the answers cite (the task's ``evidence``): --same-questions lets it differ
 
     def statistics(self, records: Sequence[Mapping[str, Any]]) -> CorpusStatistics:
         """Every comparable metric over ``records`` (samples.jsonl lines, in the order they are paired), as its
@@ -85,4 +87,5 @@ def comparable(name: str) -> Comparable:
         for key, when in f.compared_settings.items():
             compared.setdefault(key, when)
     allowed = tuple(AllowedDifference(*d) for f in families for d in f.allowed_differences)
-    return Comparable(name, tuple(task.metric_names()), families, inputs, compared, allowed)
+    evidence = task.evidence if task.evidence in inputs else None
+    return Comparable(name, tuple(task.metric_names()), families, inputs, compared, allowed, evidence)

@@ -9,7 +9,8 @@ statistics (``protocols.PairedStatistics``) — the one place a comparison gets 
 
 Refused, in one line: runs of different tasks, runs whose sample ids differ (unless ``intersect``: then the
 common ids are compared and the output says how many were left out), a sample id whose inputs (its question,
-the evidence it cites and every field its metrics read) differ, runs scored differently (metric versions, or a
+the evidence it cites and every field its metrics read) differ (unless ``same_questions``: then the evidence may
+differ, and the output says in how many samples it does), runs scored differently (metric versions, or a
 setting the task's families declare: KaLMA's match mode, judge hypothesis, entailment threshold, [NA]
 off-topic rule), and a folder whose samples.jsonl no longer gives its results.json's numbers. The runs may
 differ in their model and prompt and in what their families allow (a judge) — comparing two judges on the
@@ -137,9 +138,12 @@ def compare_runs(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     intersect: bool = False,
+    same_questions: bool = False,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the comparison as compare.json holds it, one record per paired sample). Raises VericiteError when the
-    runs cannot be compared (module docstring)."""
+    runs cannot be compared (module docstring). ``same_questions``: the samples are paired by id and every input
+    but the evidence the answers cite (the task's ``evidence``: ALCE's passages, KaLMA's knowledge), which may
+    differ (ALCE's summ and snippet answer from other passages than vanilla); how many differ is said."""
     if resamples < 0:
         raise VericiteError("--resamples must be 0 or more")
     if a.task != b.task:
@@ -157,21 +161,36 @@ def compare_runs(
     ids = sorted(i for i in a.records if i in b.records)  # sorted: compare A B and compare B A draw the same samples
     if not ids:
         raise VericiteError("the runs have no sample id in common")
-    changed = [(i, _first_difference(a.records[i], b.records[i], reader.inputs)) for i in ids]
+    fields = tuple(f for f in reader.inputs if not (same_questions and f == reader.evidence))
+    changed = [(i, _first_difference(a.records[i], b.records[i], fields)) for i in ids]
     changed = [(i, k) for i, k in changed if k is not None]
     if changed:
         i, key = changed[0]
+        only_evidence = reader.evidence is not None and all(
+            _first_difference(a.records[j], b.records[j], tuple(f for f in fields if f != reader.evidence)) is None for j, _ in changed
+        )
+        hint = (
+            f"; if that is meant (a method that answers from other {key}), --same-questions pairs them by id and question and says in how many the {key} differ"
+            if only_evidence and key == reader.evidence else ""
+        )  # fmt: skip
         raise VericiteError(
             f"{len(changed)} samples have the same id but different inputs (first: {i!r}, its {key} differs): "
-            "the runs did not answer the same questions"
+            f"the runs did not answer the same questions{hint}"
         )
+    evidence_differs = (
+        {i for i in ids if _first_difference(a.records[i], b.records[i], (reader.evidence,)) is not None}
+        if same_questions and reader.evidence else set()
+    )  # fmt: skip
+    # the metrics either run reports (a task whose metrics depend on its input, as ALCE's sub-tasks, lists them all)
+    reported = [m for m in reader.names if m in (a.results.get("metrics") or {}) or m in (b.results.get("metrics") or {})]
+    names = reported or list(reader.names)
     ra, rb = [a.records[i] for i in ids], [b.records[i] for i in ids]
     sa, sb = reader.statistics(ra), reader.statistics(rb)  # which metrics each run has, and their n
     joint = reader.statistics(ra + rb)  # the 2n items the paired statistics weigh (metrics/paired.py)
-    live = {m: joint.statistics[m] for m in reader.names if m in sa.live and m in sb.live}
+    live = {m: joint.statistics[m] for m in names if m in sa.live and m in sb.live}
     paired = paired_difference(live, len(ids), resamples=resamples, seed=seed)
     metrics: dict[str, Any] = {}
-    for m in reader.names:
+    for m in names:
         declared = _declared(m, a, b)
         hib = declared.get("higher_is_better") is not False
         entry: dict[str, Any] = {"n_a": sa.ns.get(m, 0), "n_b": sb.ns.get(m, 0), "higher_is_better": hib}
@@ -191,8 +210,11 @@ def compare_runs(
         vals = {m: {"a": _num(v[k]), "b": _num(v[n + k])} for m, v in per_sample.items()}
         for v in vals.values():
             v["diff"] = None if v["a"] is None or v["b"] is None else v["b"] - v["a"]
-        rows.append({"id": i, "question": x.get("question"), "input_sha256": input_sha256(x, reader.inputs),
-                     "output_a": x.get("output"), "output_b": y.get("output"), "metrics": vals})  # fmt: skip
+        row = {"id": i, "question": x.get("question"), "input_sha256": input_sha256(x, fields),
+               "output_a": x.get("output"), "output_b": y.get("output"), "metrics": vals}  # fmt: skip
+        if same_questions:
+            row["evidence_differs"] = i in evidence_differs
+        rows.append(row)
     cmp = {
         "kind": "compare",
         **({"task": a.task} if a.task != DEFAULT_TASK else {}),  # recorded when not the default, as a run's config
@@ -200,7 +222,8 @@ def compare_runs(
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "a": _identity(a),
         "b": _identity(b),
-        "samples": {"paired": len(ids), "only_a": len(only_a), "only_b": len(only_b), "intersect": intersect},
+        "samples": {"paired": len(ids), "only_a": len(only_a), "only_b": len(only_b), "intersect": intersect,
+                    **({"same_questions": True, "evidence": reader.evidence, "evidence_differs": len(evidence_differs)} if same_questions else {})},  # fmt: skip
         "bootstrap": {"resamples": resamples, "permutations": resamples, "seed": seed, "ci_level": DEFAULT_LEVEL,
                       "ci": CI, "p_value": P_VALUE},
         "differences": _shown_differences(a, b),
