@@ -7,7 +7,8 @@ run``) of any task: the task its results.json records serves the comparison from
 statistics (``protocols.PairedStatistics``) — the one place a comparison gets a metric from is
 :func:`run_statistics` — and the bootstrap draws sample ids jointly for both runs (:mod:`vericite.metrics.paired`).
 
-Refused, in one line: runs of different tasks, runs whose sample ids differ (unless ``intersect``: then the
+Refused, in one line: runs of different tasks (one task with other options, ``alce:at_most_citations=1``, is
+compared by the settings its families declare), runs whose sample ids differ (unless ``intersect``: then the
 common ids are compared and the output says how many were left out), a sample id whose inputs (its question,
 the evidence it cites and every field its metrics read) differ (unless ``same_questions``: then the evidence may
 differ, and the output says in how many samples it does), runs scored differently (metric versions, or a
@@ -146,7 +147,7 @@ def compare_runs(
     differ (ALCE's summ and snippet answer from other passages than vanilla); how many differ is said."""
     if resamples < 0:
         raise VericiteError("--resamples must be 0 or more")
-    if a.task != b.task:
+    if a.task.split(":", 1)[0] != b.task.split(":", 1)[0]:  # one task with other options: its settings decide
         raise VericiteError(f"run A is an evaluation of task {a.task!r} and run B of task {b.task!r}: runs of different tasks do not compare")
     reader = a.reader
     _check_scoring(a, b)
