@@ -225,3 +225,43 @@ def test_report_of_a_strict_alce_comparison(tmp_path):
     page = (out / "report.html").read_text()
     assert "claims_nli" in page and "alce_citation_f1" in page and 'id="same-questions"' not in page
     assert "str_em" not in page  # not an ELI5 metric: not listed
+
+
+def test_a_named_sub_task_the_fields_would_not_give_is_rebuilt_too(tmp_path):
+    """--task alce-qampari on answers of one cluster each (which the fields alone read as a short-answer set)."""
+    out = evaluate(tmp_path, "a", OUTPUTS_A, task="alce-qampari", edit=lambda items: [it.update(answers=[["Paris", "Lyon"]]) for it in items])
+    res = json.loads((out / "results.json").read_text())
+    assert res["metrics"]["qampari_f1"]["value"] is not None
+    load_evaluated_run(out)  # the values rebuilt are results.json's (else: refused as changed)
+    cs = AlceMetric.statistics_from_records(records(out))
+    assert point(cs.statistics["qampari_f1"], 6) == res["metrics"]["qampari_f1"]["value"]
+
+
+def test_qa_metrics_are_rebuilt_and_the_qa_model_recorded_when_it_ran(monkeypatch):
+    """ALCE's QA model replaced by one that answers "Paul Simon" to every sub-question."""
+    import vericite.metrics.alce_qa as alce_qa
+    from types import SimpleNamespace
+
+    from vericite.types import QAPair, Sample
+
+    class Answers:
+        def __init__(self, model):
+            self.id = model
+
+        def answer(self, question, context):
+            return "Paul Simon" if "Simon" in context else ""
+
+    monkeypatch.setattr(alce_qa, "QAModel", Answers)
+    monkeypatch.setattr(alce_qa, "qa_unavailable", lambda model: None)
+    qa = [QAPair("Who wrote it?", ("Paul Simon",)), QAPair("Who sang it?", ("Garfunkel",))]
+    samples = [Sample(f"q{k}", "Who wrote it?", passages=[], qa_pairs=qa) for k in range(4)]
+    answers = [SimpleNamespace(raw=t) for t in ("Paul Simon did.", "Nobody.", "Simon and Garfunkel.", "")]
+    metric = AlceMetric(subtask="asqa", metrics=["qa_em", "qa_f1", "qa_hit", "str_em"], qa_model="/models/squad")
+    run = metric.score_answers(samples, answers)
+    assert run.settings["alce"]["qa_model"] == "/models/squad"
+    recs = [{"id": s.id, "qa_pairs": [q.to_dict() for q in qa], "scores": sc} for s, sc in zip(samples, run.scores)]
+    cs = AlceMetric.statistics_from_records(json.loads(json.dumps(recs)))
+    for m in ("qa_em", "qa_f1", "qa_hit", "str_em"):
+        assert point(cs.statistics[m], 4) == run.results[m].value, m
+    assert run.results["qa_em"].value == pytest.approx(0.25)  # "Paul Simon" found in two outputs, one sub-question of two
+    assert "qa_model" not in AlceMetric(subtask="asqa", metrics=["str_em"]).score_answers(samples, answers).settings["alce"]

@@ -163,11 +163,15 @@ class AlceMetric:
     def statistics_from_records(records: Sequence[Mapping[str, Any]]) -> CorpusStatistics:
         """Every ALCE metric's statistics from each record's per-answer values (``scores["alce"]``, as
         :meth:`score_answers` wrote them), by :func:`alce_statistics`: the corpus values of results.json. The
-        sub-task is read from the records' fields (:func:`~vericite.metrics.alce.detect_subtask`); a metric no
-        record has a value of is not computed, with what samples.jsonl says of it."""
+        sub-task is read from the records' fields (:func:`~vericite.metrics.alce.detect_subtask`), or from the
+        metrics that have values when those are another's; a metric no record has a value of is not computed,
+        with what samples.jsonl says of it."""
         per = [((r.get("scores") or {}).get("alce") or {}) for r in records]
         fields = [SimpleNamespace(qa_pairs=r.get("qa_pairs"), claims=r.get("claims"), answers=r.get("answers")) for r in records]
-        subtask = detect_subtask(fields)
+        # the sub-task: the one read from the fields, unless a metric of another has values (--task alce-qampari on
+        # answers of one cluster each), then the first whose metrics hold every metric with a value
+        valued = {m for m in METRIC_NAMES if any(p.get(RECORD_KEYS.get(m, m)) is not None for p in per)}
+        subtask = next((t for t in (detect_subtask(fields), *SUBTASKS) if valued <= set(SUBTASKS[t])), detect_subtask(fields))
         cols: dict[str, list[Value]] = {}
         reasons: dict[str, str] = {}
         for name in SUBTASKS[subtask]:
