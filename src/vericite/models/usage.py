@@ -28,14 +28,15 @@ The wrapper has exactly the capabilities (``vericite.protocols``) of the backend
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
-__all__ = ["MeteredBackend", "UsageMeter", "metered"]
+__all__ = ["MeteredBackend", "UsageMeter", "metered", "metering"]
 
 
 class UsageMeter:
@@ -162,3 +163,20 @@ def metered(backend: Any, meter: UsageMeter | None) -> Any:
     if meter is None or (isinstance(backend, MeteredBackend) and backend.meter is meter):
         return backend
     return MeteredBackend(backend, meter)
+
+
+@contextlib.contextmanager
+def metering(user: Any, meter: UsageMeter) -> Iterator[bool]:
+    """While inside, the model calls of ``user`` (a judge, or anything holding its model as ``backend``) are
+    counted by ``meter`` too (on top of any meter its backend already reports to): a generation method's judge
+    counted as its own component. Yields whether there is a model to count (a judge without ``backend``, such as
+    the triple or an NLI judge, makes no model calls). The attribute is restored on the way out."""
+    before = getattr(user, "backend", None)
+    if before is None:
+        yield False
+        return
+    user.backend = metered(before, meter)
+    try:
+        yield True
+    finally:
+        user.backend = before
