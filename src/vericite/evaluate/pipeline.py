@@ -6,8 +6,9 @@ Every answer is parsed by the task's citation format against the evidence it was
 each metric family runs over the whole corpus (``metrics.base.MetricRun``). ``metrics`` (``--metrics``) keeps only
 the metrics named; a task that can compute only those (ALCE) is told them through the settings. The body holds what the families
 give: each family's version (``metric_versions``), how it was computed (``evaluation``), the judges by purpose
-with their measured accuracy (``judges``), one entry per metric (``metrics``), and the counts (``counts``: the
-answers, the empty ones, the unparseable judgements, then the task's own). Each record is the input record
+with their measured accuracy (``judges``), one entry per metric (``metrics``), the counts (``counts``: the
+answers, the empty ones, the unparseable judgements, then the task's own), and what the model calls of the
+judges and model-scored metrics cost, per model name (``judge_usage``). Each record is the input record
 with the sample as read, the raw output, the parsed answer, the judgements and every family's per-answer scores.
 """
 
@@ -52,20 +53,25 @@ class EvaluateConfig(BaseModel):
 LOAD: Any = object()
 
 
-def build_context(cfg: Any, models: Mapping[str, Any] | None = None) -> BuildContext:
+def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dict[str, Any] | None = None) -> BuildContext:
     """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's, the four-class
     judge's, CONNER's LM): the settings' threads, server, time limits and cache. A model name is loaded once per
     evaluation, however many roles name it (``--judge llm:X --attribution-judge llm4:X`` hold one copy of X);
-    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading."""
+    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading.
+    ``meters``: given, each model name loaded gets a ``UsageMeter`` there that counts the evaluation's calls to it
+    (apart from any meter a run's answering model already reports to)."""
     from ..models import load_model, model_options
+    from ..models.usage import UsageMeter, metered
 
     base = BuildContext(**model_options(cfg))
     ready = dict(models or {})
+    served: dict[str, Any] = {}
 
     def load(name: str) -> Any:
-        if name not in ready:
-            ready[name] = load_model(name, ctx=base)
-        return ready[name]
+        if name not in served:
+            backend = ready[name] if name in ready else load_model(name, ctx=base)
+            served[name] = backend if meters is None else metered(backend, meters.setdefault(name, UsageMeter()))
+        return served[name]
 
     return dataclasses.replace(base, load_model=load)
 
@@ -130,12 +136,14 @@ def evaluate_items(
     task = load_task(task if task is not None else getattr(cfg, "task", None))
     check_attribution_judge(cfg, task)
     selected = check_metric_selection(getattr(cfg, "metrics", None), task)
-    ctx = build_context(cfg, models)
+    meters: dict[str, Any] = {}
+    ctx = build_context(cfg, models, meters)
     if isinstance(task, CorpusPreparing):
         task.prepare([it.sample for it in items])
     fmt = create("formats", task.citation_format, ctx)
     for it in items:
         it.answer = fmt.parse(it.raw, getattr(it.sample, task.evidence))
+    given = judge if judge is not LOAD else None  # a ready judge: its model was not loaded (nor metered) here
     if judge is LOAD:
         from ..judges import load_judge
 
@@ -143,7 +151,8 @@ def evaluate_items(
     samples = [it.sample for it in items]
     answers = [it.answer for it in items]
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
-    runs = [MetricRun.of(m, samples, answers, bar) for m in task.suite(cfg, judge=judge, ctx=ctx)]
+    with _metering_ready(given, meters):
+        runs = [MetricRun.of(m, samples, answers, bar) for m in task.suite(cfg, judge=judge, ctx=ctx)]
 
     judges: dict[str, Any] = {}
     if judge is not None:
@@ -168,6 +177,8 @@ def evaluate_items(
         "judges": judges,
         "metrics": metrics,
         "counts": counts,
+        # what the evaluation's own model calls cost, per model name (judges, G-Eval, CONNER's LM)
+        "judge_usage": {name: m.usage.to_dict() for name, m in sorted(meters.items())},
     }
     records = []
     for i, it in enumerate(items):
@@ -180,3 +191,19 @@ def evaluate_items(
         rec["scores"] = {k: v for run in runs for k, v in run.scores[i].items()}
         records.append(rec)
     return body, records
+
+
+def _metering_ready(judge: Any, meters: dict[str, Any]) -> Any:
+    """A judge given ready (``vericite run``'s) that holds its model itself (``backend`` among its own
+    attributes, as the LLM judges do) has its calls counted under its model's name too. A judge that judges
+    elsewhere (``--ray``: its model's calls are made by the workers) holds none and is not counted: its model
+    then has no entry, never a zero."""
+    import contextlib
+
+    from ..models.usage import UsageMeter, metering
+
+    backend = vars(judge).get("backend") if judge is not None and hasattr(judge, "__dict__") else None
+    if backend is None:
+        return contextlib.nullcontext()
+    name = backend.identity().name
+    return metering(judge, meters.setdefault(name, UsageMeter()))
