@@ -131,6 +131,7 @@ def evaluate_items(
     from ..progress import progress_bar
     from ..registry import create
 
+    from ..models.usage import UsageMeter
     from ..protocols import CorpusPreparing
 
     task = load_task(task if task is not None else getattr(cfg, "task", None))
@@ -153,6 +154,9 @@ def evaluate_items(
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
     with _metering_ready(given, meters):
         runs = [MetricRun.of(m, samples, answers, bar) for m in task.suite(cfg, judge=judge, ctx=ctx)]
+    remote = _worker_usage(given)
+    for name, used in (remote or {}).items():
+        meters.setdefault(name, UsageMeter()).add(used)
 
     judges: dict[str, Any] = {}
     if judge is not None:
@@ -193,11 +197,18 @@ def evaluate_items(
     return body, records
 
 
+def _worker_usage(judge: Any) -> dict[str, Any] | None:
+    """A judge that judges on workers (``--ray``'s ``PoolJudge``): what its workers' model calls cost, by model
+    name (None: nothing to add, or some of it unknown)."""
+    report = getattr(judge, "worker_usage", None) if judge is not None else None
+    return report() if callable(report) else None
+
+
 def _metering_ready(judge: Any, meters: dict[str, Any]) -> Any:
     """A judge given ready (``vericite run``'s) that holds its model itself (``backend`` among its own
     attributes, as the LLM judges do) has its calls counted under its model's name too. A judge that judges
     elsewhere (``--ray``: its model's calls are made by the workers) holds none and is not counted: its model
-    then has no entry, never a zero."""
+    then has no entry here, never a zero (its workers report theirs: :func:`_worker_usage`)."""
     import contextlib
 
     from ..models.usage import UsageMeter, metering
