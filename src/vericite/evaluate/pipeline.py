@@ -214,7 +214,7 @@ def _metering_ready(judge: Any, meters: dict[str, Any]) -> Any:
     from ..models.usage import UsageMeter, metering
 
     backend = vars(judge).get("backend") if judge is not None and hasattr(judge, "__dict__") else None
-    if backend is None:
+    if backend is None or not callable(getattr(backend, "identity", None)):  # no language model of its own
         return contextlib.nullcontext()
     name = backend.identity().name
     return metering(judge, meters.setdefault(name, UsageMeter()))

@@ -195,6 +195,7 @@ class JudgeWorker:
         self.judge = judge
         self.meter = UsageMeter()
         backend = vars(judge).get("backend") if hasattr(judge, "__dict__") else None  # an LLM judge's own model
+        backend = backend if callable(getattr(backend, "identity", None)) else None
         self.model = backend.identity().name if backend is not None else None
         if backend is not None:
             judge.backend = metered(backend, self.meter)
