@@ -1,6 +1,7 @@
 """Contract of Metric: one result per declared name, for any corpus, the empty one included; the registered
 KaLMA family gives the numbers ``evaluate_kalma`` gives; a family that is PairedStatistics rebuilds from the
-records evaluate writes the statistics its values are computed with (what ``vericite compare`` pairs)."""
+records evaluate writes the statistics its values are computed with (what ``vericite compare`` pairs); a family
+with a judge, run answer by answer as evaluate's checkpoint runs it, has asked every pair of its corpus run."""
 
 from __future__ import annotations
 
@@ -95,3 +96,40 @@ def test_paired_statistics_rebuild_the_values_from_the_records(built):
         assert (name in cs.live) == (r.value is not None), name
         if r.value is not None:
             assert point(cs.live[name], len(records)) == pytest.approx(r.value, abs=1e-12) and cs.ns[name] == r.n, name
+
+
+def test_a_judged_family_scored_answer_by_answer_asks_the_corpus_no_new_pair(built, tmp_path):
+    """What ``evaluate``'s checkpoint relies on (evaluate/checkpoint.py): a family that holds a judge, its judged part
+    run on each answer alone, has asked every pair its corpus run asks, so a resumed corpus run judges nothing."""
+    from types import SimpleNamespace
+
+    from vericite.evaluate.checkpoint import AnswerCheckpoint
+    from vericite.evaluate.pipeline import score_answer_by_answer
+
+    impl, metric = built
+    if getattr(metric, "judge", None) is None:
+        return  # nothing judged, nothing checkpointed: computed over the corpus at the end
+    asked: list[int] = []
+    real = metric.judge
+
+    class Counting:
+        id = getattr(real, "id", "judge")
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def judge(self, pairs):
+            asked.append(len(pairs))
+            return real.judge(pairs)
+
+    metric.judge = Counting()
+    samples, answers = corpus()
+    ck = AnswerCheckpoint.open(tmp_path, {"config": {}})
+    score_answer_by_answer([metric], [SimpleNamespace(sample=s, answer=a) for s, a in zip(samples, answers)], ck)
+    by_answer = sum(asked)
+    assert len(ck.done) == len(samples) and (by_answer == 0 or ck.memo)
+    run = MetricRun.of(metric, samples, answers)
+    assert sum(asked) == by_answer, "the corpus run asked the judge pairs the answers alone did not"
+    plain = MetricRun.of(impl.build(tmp_path / "plain"), samples, answers)  # the family as evaluate ran it before
+    assert {k: r.to_dict() for k, r in run.results.items()} == {k: r.to_dict() for k, r in plain.results.items()}
+    assert run.scores == plain.scores and run.judgements == plain.judgements

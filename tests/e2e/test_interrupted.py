@@ -13,7 +13,7 @@ from vericite.cli import main as cli_main
     "name, says, not_says",
     [
         ("generate", "rerun with --resume", None),
-        ("evaluate", "rerun the same command", "rerun with --resume to continue"),
+        ("evaluate", "rerun with --resume", None),
         ("judge-eval", "alce-human or caqa", None),
         ("report", None, "--resume"),
     ],

@@ -140,8 +140,6 @@ def test_judge_eval_tasks_caqa_and_alce_human_judge_on_ray(tmp_path, ray_local):
 def test_workers_without_ray_is_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["evaluate", "-i", str(write_answers(tmp_path / "a.jsonl", 2)), "-o", str(tmp_path / "o"), "--workers", "2"])
     assert r.exit_code != 0 and "--workers needs --ray" in r.output and "Traceback" not in r.output
-    r = CliRunner().invoke(cli, ["evaluate", "-i", str(tmp_path / "a.jsonl"), "-o", str(tmp_path / "o"), "--resume"])
-    assert r.exit_code != 0 and "--resume needs --ray" in r.output
 
 
 @pytest.mark.slow  # two Ray starts of its own, about a minute on two cores

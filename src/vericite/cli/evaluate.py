@@ -149,7 +149,13 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     "line fails]; without either, bad lines are reported and the exit code stays 0",
 )
 @ray_options
-@click.option("--resume", is_flag=True, help="with --ray: judge only what an interrupted evaluate into the same --out had not judged yet (OUT/.ray-calls.jsonl)")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="continue an interrupted evaluate into the same --out: the answers it scored (OUT/.evaluate-answers.jsonl) are "
+    "not judged again, when the task, judges, metric options and input file are the same (else one line says what "
+    "differs); with --ray, the judge calls it finished (OUT/.ray-calls.jsonl)",
+)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @format_options
 def evaluate(
@@ -175,8 +181,6 @@ def evaluate(
 
     fmt = resolve_format(fmt, as_json)
     ray, workers = ray_settings(opts)
-    if resume and ray is None:
-        raise VericiteError("--resume needs --ray: a local evaluate starts again (its model calls are cached)")
     task = load_task(opts.get("task") or DEFAULT_TASK)
     thresholds = parse_thresholds(fail_under, task)
     names = opts.pop("metric_names", None)

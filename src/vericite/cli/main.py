@@ -32,9 +32,9 @@ from .run import run
 #: what Ctrl-C leaves behind, per command; a command not named here keeps nothing worth continuing
 INTERRUPTED = {
     "generate": "completed samples are kept; rerun with --resume to continue",
-    "run": "completed samples are kept; rerun with --resume to continue",
+    "run": "completed samples and the answers evaluated are kept; rerun with --resume to continue",
     "build": "completed items are kept; rerun with --resume to continue",
-    "evaluate": "the model calls made so far are cached: rerun the same command to continue (with --ray, add --resume)",
+    "evaluate": "the answers scored so far are kept (with --ray, the judge's finished batches): rerun with --resume to continue",
     "judge-eval": "with --task alce-human or caqa the judgements made so far are kept: rerun with --resume; "
     "other tasks: rerun the same command (the model calls made so far are cached)",
 }

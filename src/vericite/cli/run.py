@@ -15,7 +15,13 @@ from .output import echo_json, format_options, hint, markdown_grid, md_cell, met
 @click.option("--model", "-m", help="override the config's model")
 @click.option("--limit", type=int, help="answer only the first N questions")
 @click.option("--out", "-o", help="run folder [default: runs/<config name>]")
-@click.option("--resume", is_flag=True, help="continue an interrupted run")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="continue an interrupted run: nothing generated is generated again, a level whose evaluation finished with "
+    "the same evaluation settings is read back, a level cut while it was evaluated goes on from its checkpoint "
+    "(level-<x>/eval/.evaluate-answers.jsonl), a level whose evaluation settings changed is evaluated again",
+)
 @click.option("--judge", "-j", help="override the config's judge")
 @click.option("--threads", type=int, help="CPU threads for llama.cpp")
 @click.option("--max-failures", help="questions whose model call may fail before the run fails, per level: a count or a percentage such as 10% [default: the config's, else 0]")

@@ -53,17 +53,18 @@ class EvaluateConfig(BaseModel):
 LOAD: Any = object()
 
 
-def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dict[str, Any] | None = None) -> BuildContext:
+def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dict[str, Any] | None = None, *, cache: Any = None) -> BuildContext:
     """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's, the four-class
     judge's, CONNER's LM): the settings' threads, server, time limits and cache. A model name is loaded once per
     evaluation, however many roles name it (``--judge llm:X --attribution-judge llm4:X`` hold one copy of X);
-    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading.
-    ``meters``: given, each model name loaded gets a ``UsageMeter`` there that counts the evaluation's calls to it
-    (apart from any meter a run's answering model already reports to)."""
+    ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading;
+    ``cache``: the call cache instead of the settings' (a path: an evaluation's own). ``meters``: given, each
+    model name loaded gets a ``UsageMeter`` there that counts the evaluation's calls to it (apart from any meter
+    a run's answering model already reports to)."""
     from ..models import load_model, model_options
     from ..models.usage import UsageMeter, metered
 
-    base = BuildContext(**model_options(cfg))
+    base = BuildContext(**{**model_options(cfg), **({"cache": cache} if cache is not None else {})})
     ready = dict(models or {})
     served: dict[str, Any] = {}
 
@@ -122,12 +123,14 @@ def evaluate_items(
     judge: Any = LOAD,
     models: Mapping[str, Any] | None = None,
     progress: bool = False,
+    checkpoint: Any = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Score ``items`` with ``task``'s suite (default: the settings' task); returns (results body, per-sample
     records). ``cfg``: the settings (an EvaluateConfig, or an object with its fields). ``judge``: a ready judge,
     or None for none (default: the settings' judge, loaded). ``models``: backends already loaded, by model name.
     ``progress``: show the progress of judging and of model-scored metrics (a bar on a terminal, a plain line
-    every 30 s elsewhere)."""
+    every 30 s elsewhere). ``checkpoint``: an ``evaluate.checkpoint.AnswerCheckpoint``: the answers are judged
+    one at a time into it first (those already there are not judged again), then the corpus is scored from it."""
     from ..progress import progress_bar
     from ..registry import create
 
@@ -138,7 +141,8 @@ def evaluate_items(
     check_attribution_judge(cfg, task)
     selected = check_metric_selection(getattr(cfg, "metrics", None), task)
     meters: dict[str, Any] = {}
-    ctx = build_context(cfg, models, meters)
+    # with --no-cache, a checkpointed evaluation keeps its own model calls (in --out) for --resume
+    ctx = build_context(cfg, models, meters, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None)
     if isinstance(task, CorpusPreparing):
         task.prepare([it.sample for it in items])
     fmt = create("formats", task.citation_format, ctx)
@@ -152,8 +156,11 @@ def evaluate_items(
     samples = [it.sample for it in items]
     answers = [it.answer for it in items]
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
+    suite = list(task.suite(cfg, judge=judge, ctx=ctx))
     with _metering_ready(given, meters):
-        runs = [MetricRun.of(m, samples, answers, bar) for m in task.suite(cfg, judge=judge, ctx=ctx)]
+        if checkpoint is not None:
+            score_answer_by_answer(suite, items, checkpoint, progress)
+        runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
     remote = _worker_usage(given)
     for name, used in (remote or {}).items():
         meters.setdefault(name, UsageMeter()).add(used)
@@ -195,6 +202,41 @@ def evaluate_items(
         rec["scores"] = {k: v for run in runs for k, v in run.scores[i].items()}
         records.append(rec)
     return body, records
+
+
+def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False) -> None:
+    """The judged families of ``suite`` (those holding a judge; a family's ``judging_part()`` when it has one) score
+    each answer not yet in ``checkpoint`` alone, their judges memoised in it (``evaluate/checkpoint.py``); each
+    answer's line is appended as it is scored. The families keep the memoising judges, so the corpus's scoring
+    after this asks no judge again."""
+    import copy
+
+    from ..progress import progress_bar
+    from .checkpoint import MemoJudge
+
+    judged = []
+    for m in suite:
+        if getattr(m, "judge", None) is None:
+            continue
+        if not isinstance(m.judge, MemoJudge):
+            m.judge = MemoJudge(m.judge, checkpoint.memo, checkpoint.fresh)
+        # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures) gives
+        # its judged part: the rest is computed once, over the corpus
+        part = m.judging_part() if hasattr(m, "judging_part") else copy.copy(m)
+        if part is not None:
+            if hasattr(part, "resamples"):
+                part.resamples = 0  # one answer's corpus numbers are not kept: no bootstrap
+            judged.append(part)
+    todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
+    if not judged:
+        return
+    with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
+        for i in todo:
+            it = items[i]
+            runs = [MetricRun.of(m, [it.sample], [it.answer]) for m in judged]
+            scores = {k: v for run in runs for k, v in run.scores[0].items()}
+            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]])
+            advance(1)
 
 
 def _worker_usage(judge: Any) -> dict[str, Any] | None:

@@ -78,6 +78,18 @@ class AlceMetric:
     def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, Any]:
         return self.score_answers(samples, answers).results
 
+    def judging_part(self) -> "AlceMetric | None":
+        """Its judged metrics alone (citation recall/precision, claims): what ``evaluate`` scores answer by answer
+        into its checkpoint (evaluate/checkpoint.py); None without a judge or a judged metric."""
+        import copy
+
+        names = tuple(n for n in self.names if n in (*CITATION_METRICS, "claims_nli"))
+        if self.judge is None or not names:
+            return None
+        part = copy.copy(self)
+        part.names = names
+        return part
+
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
         check_one_answer_per_sample(samples, answers)
         subtask = self.subtask or detect_subtask(samples)

@@ -126,6 +126,18 @@ class ConnerMetric(LMMeasures):
     def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, Any]:
         return self.score_answers(samples, answers).results
 
+    def judging_part(self) -> "ConnerMetric | None":
+        """Its judged measures alone (factuality and its shares, validity): what ``evaluate`` scores answer by answer
+        into its checkpoint (evaluate/checkpoint.py); None without a judge or a judged measure."""
+        import copy
+
+        names = tuple(n for n in self.names if n in ("factuality", *SHARES, "validity", "answer_em"))
+        if self.judge is None or not names:
+            return None
+        part = copy.copy(self)
+        part.names = names
+        return part
+
     def settings(self) -> dict[str, Any]:
         return {
             "judge": judge_id(self.judge) if self.judge is not None else None,

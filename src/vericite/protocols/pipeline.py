@@ -54,7 +54,10 @@ class AnswerScorer(Protocol):
     """Capability of a Metric: besides its corpus results, what each answer scored and the judgements behind it,
     the settings it was computed with, its counts and the judges of its own — what ``vericite evaluate`` writes
     to samples.jsonl and results.json. Returns a ``vericite.metrics.base.MetricRun``. ``progress(total, label)``,
-    when given, is entered with a number of steps and yields ``advance(n)`` (a bar on a terminal)."""
+    when given, is entered with a number of steps and yields ``advance(n)`` (a bar on a terminal).
+
+    A family with a ``judge`` is also run on each answer alone for ``evaluate``'s checkpoint (evaluate/checkpoint.py);
+    an optional ``judging_part()`` gives a copy that computes only what its judge decides (None: nothing)."""
 
     def score_answers(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer], *, progress: Any = None) -> Any: ...
 

@@ -45,7 +45,9 @@ def evaluate_file(
     """Evaluate the answers in ``input_path`` with ``cfg`` (an ``evaluate.EvaluateConfig``: its task, judge,
     settings) and write the evaluation into ``out``; returns results.json's content. ``--out`` is checked
     before anything is judged. ``ray`` (``auto`` or a cluster's address): the judge's calls run on ``workers``
-    Ray actors (``runs/distributed.py``), checkpointed in ``out/.ray-calls.jsonl`` (reused with ``resume``)."""
+    Ray actors (``runs/distributed.py``), checkpointed in ``out/.ray-calls.jsonl`` (reused with ``resume``); without
+    ``ray`` each answer is checkpointed as it is scored in ``out/.evaluate-answers.jsonl`` (reused with ``resume``
+    when the evaluation is the same: task, judges, metric options, answers' file)."""
     from .. import evaluate
     from ..outputs import check_out_dir
 
@@ -73,8 +75,9 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
         except json.JSONDecodeError:
             manifest = None
     judge = None if ray is None else _pooled_judge(cfg, task, out, ray, workers, resume)
+    given: dict[str, Any] = {"checkpoint": answer_checkpoint(out, cfg, task.name, evaluate.input_file(input_path), resume=resume)} if ray is None else {"judge": judge}
     try:
-        body, records = evaluate.evaluate_items(read.items, cfg, task=task, progress=progress, **({} if ray is None else {"judge": judge}))
+        body, records = evaluate.evaluate_items(read.items, cfg, task=task, progress=progress, **given)
     finally:
         if judge is not None:
             judge.close()
@@ -90,6 +93,14 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
     results["tokens"] = token_totals(it.record.get("usage") for it in read.items)
     write_evaluation(out, results, records, read.bad)
     return results
+
+
+def answer_checkpoint(out: Path, cfg: Any, task: str, answers: Path, *, resume: bool, **extra: Any) -> Any:
+    """The per-answer checkpoint of an evaluation into ``out`` of the answers in ``answers`` (``evaluate/checkpoint.py``):
+    with ``resume`` the one there, when it records the same evaluation (else one line saying what differs)."""
+    from ..evaluate.checkpoint import AnswerCheckpoint, file_sha256, fingerprint
+
+    return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume)
 
 
 def _pooled_judge(cfg: Any, task: Any, out: Path, ray: str, workers: int, resume: bool) -> Any:

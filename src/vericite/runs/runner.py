@@ -8,7 +8,11 @@ Layout of the run folder::
     OUT/level-<x>/eval/       that level's evaluation (results.json, samples.jsonl)
 
 A run without an experiment has a single level called ``base``. Each level's generation is resumable, and model
-calls go through the cache, so rerunning an interrupted ``vericite run ... --resume`` costs only what is left.
+calls go through the cache, so rerunning an interrupted ``vericite run ... --resume`` costs only what is left: a
+level whose evaluation finished with the same evaluation settings and answers (``level-<x>/eval/.evaluate-answers.jsonl``'s
+first line; with the same bootstrap) is read back, not evaluated again; a level cut while it was evaluated (or
+whose bootstrap changed) goes on from its checkpoint
+(``evaluate/checkpoint.py``); a level whose evaluation settings changed (another judge) is evaluated again.
 """
 
 from __future__ import annotations
@@ -113,16 +117,22 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
             raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
         sub = out / f"level-{level}"
         manifest = generate_run(level_gens[str(level)], sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
-        records = list(read_appended(sub / "samples.jsonl"))
-        items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
-        # the answering model serves any other role given its name (G-Eval with the same model): loaded once
-        body, evaluated = evaluate_items(items, eval_cfg, task=task, judge=judge, models={cfg.model: backend}, progress=progress)
-        level_results = run_metadata("evaluate", {**config, "level": level}, manifest)
-        level_results.update(body)
-        level_results["counts"]["failed_calls"] = manifest.get("summary", {}).get("failed_calls", 0)
-        level_results["tokens"] = manifest.get("summary", {}).get("tokens")
-        write_evaluation(sub / "eval", level_results, evaluated, [])
-        row = {"level": level, "metrics": body["metrics"], "n": len(items), "skipped": skipped}
+        finished = finished_evaluation(sub, eval_cfg, task.name, judge, resume)
+        if isinstance(finished, tuple):  # evaluated before, with this configuration: read back, nothing judged
+            level_results, evaluated = finished
+            n_items = int(level_results.get("counts", {}).get("samples", len(evaluated)))
+        else:
+            records = list(read_appended(sub / "samples.jsonl"))
+            items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
+            # the answering model serves any other role given its name (G-Eval with the same model): loaded once
+            body, evaluated = evaluate_items(items, eval_cfg, task=task, judge=judge, models={cfg.model: backend}, progress=progress, checkpoint=finished)
+            level_results = run_metadata("evaluate", {**config, "level": level}, manifest)
+            level_results.update(body)
+            level_results["counts"]["failed_calls"] = manifest.get("summary", {}).get("failed_calls", 0)
+            level_results["tokens"] = manifest.get("summary", {}).get("tokens")
+            write_evaluation(sub / "eval", level_results, evaluated, [])
+            n_items = len(items)
+        row = {"level": level, "metrics": level_results["metrics"], "n": n_items, "skipped": skipped}
         if isinstance(exp, GenerationVarying) and (changed := exp.generation_at(level, dict(gen_cfg.method_args))):
             row["generation"] = changed  # what the level ran: its method and options
         rows.append(row)
@@ -139,6 +149,34 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     results["tokens"] = token_totals(read_manifest(out / f"level-{level}").get("summary", {}).get("tokens") for level in levels)
     write_evaluation(out, results, evaluated, [])
     return results
+
+
+def finished_evaluation(level: Path, eval_cfg: Any, task: str, judge: Any, resume: bool) -> Any:
+    """``level``'s evaluation: (results, records) when ``resume`` and it finished with the settings, bootstrap and
+    answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
+    evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level
+    whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise."""
+    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, file_sha256, fingerprint
+    from ..jsonl import read_appended
+    from ..metrics.judging import judge_id
+
+    folder = level / "eval"
+    header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None})}
+    old = next(iter(read_appended(folder / NAME)), None) if resume else None
+    same = old == header
+    if same and (folder / "results.json").is_file():
+        import json
+
+        try:
+            results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+            records = list(read_appended(folder / "samples.jsonl"))
+        except (OSError, ValueError):
+            results = None  # unreadable: its corpus scored again (from the checkpoint)
+        bootstrap = {k: getattr(eval_cfg, k) for k in CORPUS_ONLY}
+        if isinstance(results, dict) and {k: (results.get("config") or {}).get(k) for k in CORPUS_ONLY} == bootstrap:
+            return results, records
+    (folder / "results.json").unlink(missing_ok=True)
+    return AnswerCheckpoint.open(folder, {k: v for k, v in header.items() if k != "checkpoint"}, resume=same)
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

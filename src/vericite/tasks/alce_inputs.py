@@ -32,7 +32,7 @@ from ..metrics.alce import reference_answers
 
 #: item fields read into the sample's own fields; every other field goes to ``meta["alce"]`` (``output``, the
 #: model's answer, is the evaluated answer, not a field of the question)
-READ_FIELDS = frozenset({"id", "question", "docs", "qa_pairs", "answers", "claims"})
+READ_FIELDS = ("id", "question", "docs", "qa_pairs", "answers", "claims")  # a tuple: records keep one key order
 SHAPES = '{"data": [...]}, a list, or JSONL'
 
 

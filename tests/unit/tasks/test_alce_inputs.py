@@ -74,3 +74,16 @@ def test_bytes_that_are_not_utf8_in_an_evaluated_json_file_are_one_line(tmp_path
     p.write_bytes(b'[{"question": "caf\xe9", "docs": [], "output": "x"}]')
     with pytest.raises(DataError, match="not UTF-8"):
         read_answers(p, create("tasks", "alce"))
+
+
+def test_alce_fields_keep_one_key_order_across_processes():
+    # the read fields were once a frozenset: their order, and so the key order of every samples.jsonl record,
+    # changed with the process's string hash seed
+    import subprocess
+    import sys
+
+    code = ("from vericite.tasks.alce_inputs import alce_fields; "
+            "print(list(alce_fields({'id': 1, 'question': 'q', 'docs': [], 'qa_pairs': [], 'answers': [], 'claims': []})))")
+    outs = {subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "PYTHONHASHSEED": str(s)},
+                           capture_output=True, text=True, check=True).stdout for s in range(6)}
+    assert outs == {"['question', 'passages', 'qa_pairs', 'answers', 'claims', 'id']\n"}

@@ -1,0 +1,178 @@
+"""An evaluation's per-answer checkpoint, ``OUT/.evaluate-answers.jsonl``: what ``evaluate --resume`` (and
+``run --resume``, for a level whose evaluation was cut) reuses.
+
+The first line records what the evaluation is (:func:`fingerprint`: the task, the judges, the metric options, the
+sha256 of the answers' file); a resumed evaluation must be the same one, else :meth:`AnswerCheckpoint.open` says
+which settings differ, in one line. Then one line per answer, written as soon as the answer is scored (fsynced at
+most once a second):
+its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), and
+the scores and judgements of the families that judged it, the answer scored alone.
+
+How ``evaluate_items`` uses it: each family that holds a judge (KaLMA's alignment and [NA], ALCE's citations,
+the four-class diagnosis, CONNER's factuality) gets a :class:`MemoJudge`; the answers not in the checkpoint are
+scored one at a time by those families (the judging: what is slow), each appending its line. Then every family
+scores the whole corpus as it always did, its judge answering from the memo (no judge is asked again), so the
+corpus numbers (ratios, bootstrap CIs, a family's settings and counts) are computed over the corpus from the
+judgements checkpointed, and an interrupted-then-resumed evaluation writes exactly what an uninterrupted one
+writes. Families without a judge (G-Eval; the parts of a family its judge does not decide, ``judging_part``:
+ALCE's ROUGE and QA model, CONNER's LM-scored measures) are computed over the corpus at the end; their model calls
+are kept by the call cache as they are made (with ``--no-cache``, by the evaluation's own, :data:`CALLS`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .. import jsonl
+from ..errors import VericiteError
+
+NAME = ".evaluate-answers.jsonl"
+#: with --no-cache, the evaluation's own model calls (G-Eval's, CONNER's LM, an LLM judge's), kept for --resume
+CALLS = ".evaluate-calls.sqlite"
+VERSION = "evaluate-answers@1"
+#: seconds between two fsyncs of the checkpoint (each line is written at once; fsync guards against the OS's crash)
+SYNC_EVERY_S = 1.0
+#: settings that change how an evaluation runs, not what it computes: a resumed evaluation may change them
+OPERATIONAL = frozenset({"threads", "cache", "timeout", "request_retries"})
+#: settings of the corpus numbers only (the bootstrap), computed at the end: a resumed evaluation may change them too
+CORPUS_ONLY = frozenset({"resamples", "seed"})
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any] | None = None, *, corpus: bool = False) -> dict[str, Any]:
+    """What an evaluation's answers are scored with: its settings (the task, the judges, the metric options) but the
+    operational ones and, unless ``corpus``, the bootstrap's; the task it ran as and the sha256 of its answers' file
+    (``extra``: more, e.g. a run's judge)."""
+    settings = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(vars(cfg))
+    config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY)}
+    config["task"] = task
+    return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **dict(extra or {})}))
+
+
+def pair_key(judge_id: str, pair: Any) -> str:
+    """A judgement's key: the judge's id and the whole pair (the question and the context are judged too)."""
+    material = [judge_id, pair.evidence, pair.claim, pair.question, pair.context]
+    return hashlib.sha256(jsonl.dumps_line(material).encode("utf-8")).hexdigest()
+
+
+def _plain(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A judgement's dict as the checkpoint gives it back (JSON's types), so a fresh and a resumed one are alike."""
+    return json.loads(jsonl.dumps_line(d))  # type: ignore[no-any-return]
+
+
+class MemoJudge:
+    """``judge`` answering from ``memo`` (pair key -> judgement dict) first; the pairs not there are judged once and
+    added (and to ``fresh``, what the current answer's checkpoint line will hold). Everything else (``id``,
+    ``options()``, ``pairs_per_call``, its labels) is the judge's."""
+
+    def __init__(self, judge: Any, memo: dict[str, dict[str, Any]], fresh: dict[str, dict[str, Any]]) -> None:
+        self._judge = judge
+        self._memo = memo
+        self._fresh = fresh
+        self._jid = str(getattr(judge, "id", type(judge).__name__))
+        self.calls = 0  # calls that reached the judge
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._judge, name)
+
+    def judge(self, pairs: Sequence[Any]) -> list[Any]:
+        from ..types import Judgement
+
+        pairs = list(pairs)
+        keys = [pair_key(self._jid, p) for p in pairs]
+        todo = {k: p for k, p in zip(keys, pairs) if k not in self._memo}
+        if todo:
+            got = self._judge.judge(list(todo.values()))
+            if len(got) != len(todo):
+                raise VericiteError(f"judge {self._jid} returned {len(got)} judgements for {len(todo)} pairs")
+            self.calls += 1
+            for k, j in zip(todo, got):
+                self._memo[k] = self._fresh[k] = _plain(j.to_dict())
+        return [Judgement.from_dict(self._memo[k]) for k in keys]
+
+
+class AnswerCheckpoint:
+    """``OUT/.evaluate-answers.jsonl`` (module doc). ``memo``: every judgement checkpointed (those of a resumed
+    file whose status is ok: a failed or unparseable one is asked again); ``done``: answer index -> its id."""
+
+    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+        self.path = path
+        self.header = header
+        self.memo: dict[str, dict[str, Any]] = {}
+        self.fresh: dict[str, dict[str, Any]] = {}
+        self.done: dict[int, Any] = {}
+        self._synced = 0.0
+
+    @classmethod
+    def open(cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False) -> "AnswerCheckpoint":
+        """The checkpoint in ``folder``: with ``resume``, the one there (when there is one) if it records the same
+        evaluation as ``header``, else one line saying what differs; without, a new one."""
+        path = Path(folder) / NAME
+        head = {"checkpoint": VERSION, **json.loads(jsonl.dumps_line(dict(header)))}
+        ck = cls(path, head)
+        if resume and path.exists():
+            jsonl.cut_torn_line(path)
+            lines = list(jsonl.read_appended(path))
+            old = lines[0] if lines and isinstance(lines[0], dict) and lines[0].get("checkpoint") else None
+            if old is not None:
+                if old != head:
+                    raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}); rerun without --resume, or use another --out")
+                for line in lines[1:]:
+                    if isinstance(line, dict) and isinstance(line.get("answer"), int):
+                        ck.done[line["answer"]] = line.get("id")
+                        ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
+                return ck
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for side in ("", "-wal", "-shm"):  # a new evaluation: none of an earlier one's calls
+            (ck.calls.parent / (ck.calls.name + side)).unlink(missing_ok=True)
+        jsonl.write_jsonl_atomic(path, [head])
+        return ck
+
+    @property
+    def calls(self) -> Path:
+        """The call cache of an evaluation run with ``--no-cache``: its own model calls, kept in ``--out`` as they
+        are made, so a resumed evaluation does not make them again (started empty with the checkpoint)."""
+        return self.path.with_name(CALLS)
+
+    def is_done(self, index: int, sample_id: str) -> bool:
+        return index in self.done and self.done[index] == sample_id
+
+    def add(self, index: int, sample_id: str, scores: Mapping[str, Any], judgements: list[dict[str, Any]]) -> None:
+        """The answer ``index`` scored: its line (with the judgements made since the last one), written at once (a
+        killed process loses none) and fsynced at most every :data:`SYNC_EVERY_S` (fast judges: not once an answer)."""
+        line = {"answer": index, "id": sample_id, "judged": dict(self.fresh), "scores": dict(scores), "judgements": judgements}
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(jsonl.dumps_line(line))
+            f.flush()
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                os.fsync(f.fileno())
+                self._synced = time.monotonic()
+        self.done[index] = sample_id
+        self.fresh.clear()
+
+
+def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """The settings two fingerprints differ in, named (``config.judge``, ``input_sha256`` as "the input file")."""
+    names = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            names += [f"{key}.{k}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        else:
+            names.append("the input file" if key == "input_sha256" else key)
+    names = [n.removeprefix("config.") for n in names]
+    return ", ".join(names) or "the settings"

@@ -1,0 +1,214 @@
+"""``evaluate --resume``: each answer is checkpointed as it is scored (OUT/.evaluate-answers.jsonl); an evaluation cut
+after k answers and resumed judges only the rest and writes exactly what an uninterrupted one writes; a resume
+with other settings or another input is one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.support.ray_runs import write_answers
+from vericite.cli.main import cli
+from tests.support.checkpoint import Cut
+
+
+def results_without_time(folder):
+    res = json.loads((folder / "results.json").read_text())
+    res.pop("created")
+    return res
+
+
+def evaluate(answers, out, *extra):
+    return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(out), "--judge", "fake", "--attribution-judge", "fake-4class", "-q", *extra])
+
+
+@pytest.mark.parametrize("k", [1, 4, 7])
+def test_cut_after_k_answers_then_resumed_writes_what_an_uninterrupted_evaluate_writes(tmp_path, monkeypatch, k):
+    answers = write_answers(tmp_path / "a.jsonl", 6)
+    whole = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "whole")
+    assert r.exit_code == 0, r.output
+
+    cut = Cut(monkeypatch, at=k)  # each answer asks its two judges once: call k falls in answer (k+1)//2
+    r = evaluate(answers, tmp_path / "cut")
+    assert r.exit_code == 130 and "rerun with --resume" in r.output, r.output
+    assert not (tmp_path / "cut" / "results.json").exists()
+    kept = (tmp_path / "cut" / ".evaluate-answers.jsonl").read_text().splitlines()
+    assert len(kept) == 1 + (k - 1) // 2  # the header, then one line per answer finished before the cut
+
+    again = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "cut", "--resume")
+    assert r.exit_code == 0, r.output
+    # only the pairs of the answers finished before the cut are not judged again (the cut answer's are lost)
+    assert again.pairs == whole.pairs - sum(len(json.loads(line)["judged"]) for line in kept[1:])
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
+
+
+def test_a_finished_evaluation_resumed_asks_no_judge(tmp_path, monkeypatch):
+    answers = write_answers(tmp_path / "a.jsonl", 4)
+    assert evaluate(answers, tmp_path / "o").exit_code == 0
+    first = results_without_time(tmp_path / "o")
+    lines = (tmp_path / "o" / ".evaluate-answers.jsonl").read_text().splitlines()
+    assert len(lines) == 5 and json.loads(lines[0])["config"]["judge"] == "fake"
+    one = json.loads(lines[1])
+    assert one["answer"] == 0 and one["id"] == "a00" and one["judged"] and one["scores"]["citations"] == 2
+    again = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 0, r.output
+    assert again.calls == 0 and results_without_time(tmp_path / "o") == first
+
+
+def test_resume_with_other_settings_or_input_is_one_line(tmp_path):
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    assert evaluate(answers, tmp_path / "o").exit_code == 0
+    r = evaluate(answers, tmp_path / "o", "--resume", "--match", "normalised")
+    assert r.exit_code == 2 and "cannot resume" in r.output and "match" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "--judge", "triple", "--attribution-judge", "fake-4class", "-q", "--resume"])
+    assert r.exit_code == 2 and "judge" in r.output
+    write_answers(answers, 4)
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 2 and "the input file" in r.output
+    # operational settings may change, and the bootstrap's (the corpus numbers are computed at the end); without
+    # --resume the checkpoint starts again
+    assert evaluate(write_answers(answers, 3), tmp_path / "o", "--resume", "--threads", "3", "--resamples", "20", "--seed", "4").exit_code == 0
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["metrics"]["citation_correctness"]["resamples"] == 20
+    assert evaluate(write_answers(answers, 4), tmp_path / "o").exit_code == 0
+
+
+def test_resume_into_an_empty_folder_starts_afresh(tmp_path):
+    answers = write_answers(tmp_path / "a.jsonl", 2)
+    r = evaluate(answers, tmp_path / "new", "--resume")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "new" / ".evaluate-answers.jsonl").read_text().count("\n") == 3
+
+
+CONNER = [
+    {"id": f"c{i}", "query": f"What is city {i}?", "knowledge": f"City {i} is the capital of land {i}. It is old.", "evidence": [f"City {i} is the capital of land {i} and is old."]}
+    for i in range(4)
+]
+
+
+def alce_file(tmp_path):
+    docs = [{"title": "Paul Simon", "text": "Paul Simon is an American musician.", "summary": "", "extraction": ""},
+            {"title": "Silence", "text": "The Sound of Silence is a song by Paul Simon.", "summary": "", "extraction": ""}]  # fmt: skip
+    items = [
+        {"sample_id": f"q{i}", "question": f"Who is {i}?", "docs": docs, "qa_pairs": [{"question": "Who?", "short_answers": ["Paul Simon"]}],
+         "annotations": [{"long_answer": "Paul Simon."}], "output": f"Paul Simon is an American musician [1]. He wrote a song {i} [2]."}
+        for i in range(4)
+    ]  # fmt: skip
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps({"args": {"dataset_name": "asqa", "ndoc": 2}, "data": items}), encoding="utf-8")
+    return result
+
+
+@pytest.mark.parametrize("task", ["conner", "alce"])
+def test_the_judged_families_of_other_tasks_resume_too(tmp_path, monkeypatch, task):
+    if task == "conner":
+        answers = tmp_path / "k.jsonl"
+        answers.write_text("".join(json.dumps(x) + "\n" for x in CONNER), encoding="utf-8")
+        opts = ["--task", "conner", "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake"]
+    else:
+        answers = alce_file(tmp_path)
+        opts = ["--task", "alce", "--judge", "fake", "--metrics", "str_em,rouge_lsum,alce_citation_recall,alce_citation_precision"]
+
+    def run(out, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / out), "-q", "--resamples", "50", *opts, *extra])
+
+    whole = Cut(monkeypatch)
+    r = run("whole")
+    assert r.exit_code == 0, r.output
+    assert whole.calls >= 4  # each answer judged alone
+    judged = "factuality" if task == "conner" else "alce_citation_recall"
+    assert results_without_time(tmp_path / "whole")["metrics"][judged]["value"] is not None
+    Cut(monkeypatch, at=3)
+    assert run("cut").exit_code == 130
+    kept = (tmp_path / "cut" / ".evaluate-answers.jsonl").read_text().splitlines()
+    assert 1 < len(kept) < 5
+    again = Cut(monkeypatch)
+    r = run("cut", "--resume")
+    assert r.exit_code == 0, r.output
+    assert 0 < again.calls < whole.calls
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
+    done = Cut(monkeypatch)
+    assert run("cut", "--resume").exit_code == 0 and done.calls == 0
+
+
+def test_with_no_cache_the_evaluations_own_model_calls_are_kept_for_resume(tmp_path, monkeypatch):
+    """G-Eval is computed over the corpus at the end: with --no-cache its calls go to OUT/.evaluate-calls.sqlite as
+    they are made, so a resumed evaluation cut in G-Eval makes only the calls not made yet."""
+    from vericite.models.fake import FakeBackend
+
+    real, made = FakeBackend.next_token_logprobs, []  # how G-Eval asks a model that gives next-token log-probs
+
+    def counted(self, prompts, candidates, cut=None):
+        made.append(len(prompts))
+        if cut is not None and len(made) == cut:
+            raise KeyboardInterrupt
+        return real(self, prompts, candidates)
+
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", counted)
+    assert evaluate(answers, tmp_path / "whole", "--no-cache", "--geval-model", "fake").exit_code == 0
+    whole = sum(made)
+    assert whole >= 3 and (tmp_path / "whole" / ".evaluate-calls.sqlite").exists()
+
+    made.clear()
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", lambda self, prompts, candidates: counted(self, prompts, candidates, cut=3))
+    assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake").exit_code == 130
+    before = sum(made[:-1])
+    made.clear()
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", counted)
+    r = evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake", "--resume")
+    assert r.exit_code == 0, r.output
+    assert sum(made) == whole - before
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    made.clear()
+    assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake", "--resume").exit_code == 0 and not made
+    # without --resume, an evaluation starts with none of the calls of the one before
+    assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake").exit_code == 0 and sum(made) == whole
+
+
+SLOW_EVALUATE = """
+import sys, time
+from vericite.fakes.judges import KeywordJudge
+from vericite.cli.main import cli
+
+real = KeywordJudge.judge
+def slow(self, pairs):
+    time.sleep(0.05)
+    return real(self, pairs)
+KeywordJudge.judge = slow
+cli(["evaluate", "-i", sys.argv[1], "-o", sys.argv[2], "--judge", "fake", "-q", *sys.argv[3:]])
+"""
+
+
+def test_evaluate_killed_with_sigkill_resumes_from_its_checkpoint(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    answers = write_answers(tmp_path / "a.jsonl", 60)
+    script = tmp_path / "slow.py"
+    script.write_text(SLOW_EVALUATE)
+    env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
+    subprocess.run([sys.executable, str(script), str(answers), str(tmp_path / "whole")], env=env, check=True, timeout=120)
+    p = subprocess.Popen([sys.executable, str(script), str(answers), str(tmp_path / "cut")], env=env)
+    checkpoint = tmp_path / "cut" / ".evaluate-answers.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 10):
+        time.sleep(0.02)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    kept = checkpoint.read_text().count("\n") - 1
+    assert 9 <= kept < 60, "the evaluation should have been killed mid-way"
+    subprocess.run([sys.executable, str(script), str(answers), str(tmp_path / "cut"), "--resume"], env=env, check=True, timeout=120)
+    assert results_without_time(tmp_path / "cut") == results_without_time(tmp_path / "whole")
+    assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
+    lines = [json.loads(line) for line in checkpoint.read_text().splitlines()[1:]]
+    assert sorted(line["answer"] for line in lines) == list(range(60))  # each answer scored once
