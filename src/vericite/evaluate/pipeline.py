@@ -135,6 +135,7 @@ def evaluate_items(
     from ..registry import create
 
     from ..models.usage import UsageMeter
+    from ..types import Usage
     from ..protocols import CorpusPreparing
 
     task = load_task(task if task is not None else getattr(cfg, "task", None))
@@ -159,7 +160,9 @@ def evaluate_items(
     suite = list(task.suite(cfg, judge=judge, ctx=ctx))
     with _metering_ready(given, meters):
         if checkpoint is not None:
-            score_answer_by_answer(suite, items, checkpoint, progress)
+            for name, used in checkpoint.usage.items():  # the answers read back: what their judging cost then
+                meters.setdefault(name, UsageMeter()).add(Usage.from_dict(used))
+            score_answer_by_answer(suite, items, checkpoint, progress, meters)
         runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
     remote = _worker_usage(given)
     for name, used in (remote or {}).items():
@@ -204,11 +207,11 @@ def evaluate_items(
     return body, records
 
 
-def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False) -> None:
+def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False, meters: Mapping[str, Any] | None = None) -> None:
     """The judged families of ``suite`` (those holding a judge; a family's ``judging_part()`` when it has one) score
     each answer not yet in ``checkpoint`` alone, their judges memoised in it (``evaluate/checkpoint.py``); each
     answer's line is appended as it is scored. The families keep the memoising judges, so the corpus's scoring
-    after this asks no judge again."""
+    after this asks no judge again. ``meters``: by model name, what each answer's judging costs goes into its line."""
     import copy
 
     from ..progress import progress_bar
@@ -233,9 +236,12 @@ def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], ch
     with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
         for i in todo:
             it = items[i]
+            before = {name: m.usage for name, m in (meters or {}).items()}
             runs = [MetricRun.of(m, [it.sample], [it.answer]) for m in judged]
             scores = {k: v for run in runs for k, v in run.scores[0].items()}
-            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]])
+            used = {name: m.usage - before[name] if name in before else m.usage for name, m in (meters or {}).items()}
+            usage = {name: u.to_dict() for name, u in used.items() if u.calls}
+            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]], usage)
             advance(1)
 
 

@@ -66,3 +66,41 @@ def test_a_ready_judge_is_counted_under_its_models_name_and_one_without_a_model_
 def test_the_triple_judge_makes_no_model_calls(items):
     body, _ = evaluate_items(items(), EvaluateConfig(resamples=0, cache=False))
     assert body["judge_usage"] == {}
+
+
+def test_a_resumed_evaluation_reports_the_usage_of_an_uninterrupted_one(tmp_path, monkeypatch):
+    """Each answer's line in the per-answer checkpoint keeps what its judging cost; a resumed evaluation adds the
+    lines it reads back, so its ``judge_usage`` is an uninterrupted one's."""
+    from click.testing import CliRunner
+
+    from vericite.cli.main import cli
+
+    recs = [{"id": f"a{i}", "question": "Where was Ann born?", "answer": f"Ann was born in Rome [Q1, place of birth: Rome]. Fact {i} [Q1, place of birth: Rome].",
+             "knowledge": KNOWLEDGE} for i in range(4)]
+    f = tmp_path / "in.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+
+    def run(out, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(f), "-o", str(tmp_path / out), "-q", "--judge", "llm:fake", "--no-cache", "--resamples", "20", *extra])
+
+    def usage(out):
+        return json.loads((tmp_path / out / "results.json").read_text())["judge_usage"]
+
+    assert run("whole").exit_code == 0
+    whole = usage("whole")
+    assert whole["fake"]["calls"] > 0
+    real, n = LLMJudge.judge, [0]
+
+    def cut(self, pairs):
+        n[0] += 1
+        if n[0] == 3:
+            raise KeyboardInterrupt
+        return real(self, pairs)
+
+    monkeypatch.setattr(LLMJudge, "judge", cut)
+    assert run("cut").exit_code == 130
+    lines = [json.loads(x) for x in (tmp_path / "cut" / ".evaluate-answers.jsonl").read_text().splitlines()[1:]]
+    assert lines and all(line["usage"]["fake"]["calls"] > 0 for line in lines)
+    monkeypatch.setattr(LLMJudge, "judge", real)
+    assert run("cut", "--resume").exit_code == 0
+    assert usage("cut") == whole
