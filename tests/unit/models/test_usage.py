@@ -190,3 +190,12 @@ def test_a_cache_over_a_scorer_without_usage_has_no_usage_capability(tmp_path):
     MeteredBackend(cached, meter).next_token_logprobs([MSG], ["Yes"])
     MeteredBackend(cached, meter).next_token_logprobs([MSG], ["Yes"])
     assert meter.usage == Usage.unknown(2)
+
+
+def test_generate_says_when_some_calls_tokens_are_unknown(capsys):
+    from vericite.cli.generate import print_summary
+
+    print_summary({"summary": {"n_done": 1, "tokens": {"prompt": 5, "completion": 2, "uncounted_calls": 3}}}, "o")
+    assert "tokens: 5 prompt + 2 completion (and 3 calls of unknown tokens: a lower bound)" in capsys.readouterr().out
+    print_summary({"summary": {"n_done": 1, "tokens": {"prompt": 5, "completion": 2}}}, "o")
+    assert "unknown" not in capsys.readouterr().out
