@@ -5,8 +5,14 @@ from run folders written by ``vericite generate`` (no model is loaded here):
 
 Per method, over the questions every folder answered: tokens per question (prompt + completion, every model call,
 the judges' included, as the run loop metered them; median and mean), calls per question, and wall time per
-question (the records' ``seconds``); for VTG, the share of its time in sentence generation, citation, query
-generation, verification (the judge) and retrieval, and its tokens by component (``vtg`` trace)."""
+question (the records' ``seconds``); the judge's share of those tokens (VTG: its trace's ``verify`` component;
+rerank: its records' ``rerank.judge_usage``); for VTG, the share of its time in sentence generation, citation,
+query generation, verification (the judge) and retrieval, and its tokens by component (``vtg`` trace).
+
+Runs written before next-token judge calls reported their tokens count those calls with 0 tokens (VTG's
+``verify`` has calls but no tokens; rerank's records have no ``judge_usage``): the script says so for each such
+run, since its totals then leave the judge out. Calls whose tokens are unknown (``uncounted_calls``, e.g. judgements
+read from a cache entry written before usage was stored) are counted and said: the totals are then a lower bound."""
 
 from __future__ import annotations
 
@@ -30,6 +36,33 @@ def tokens(r: dict) -> int:
     return int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0))
 
 
+def judge_usage(r: dict) -> dict | None:
+    """The judge's model calls of one answer: VTG's ``verify`` component, rerank's ``judge_usage``; None when the
+    record has none (another method, or a run written before judge tokens were reported)."""
+    if isinstance(r.get("vtg"), dict):
+        return ((r["vtg"].get("components") or {}).get("verify")) or None
+    if isinstance(r.get("rerank"), dict):
+        return r["rerank"].get("judge_usage")
+    return None
+
+
+def judge_note(name: str, recs: list[dict]) -> str:
+    """What the judge cost in these answers, or why it is not known."""
+    used = [judge_usage(r) for r in recs]
+    if all(u is None for u in used):
+        if any(isinstance(r.get("rerank"), dict) for r in recs):
+            return f"{name}: the judge's tokens are not recorded (a run written before judges reported tokens): its totals leave them out"
+        return ""
+    calls = sum(int((u or {}).get("calls", 0)) for u in used)
+    t = sum(int((u or {}).get("prompt_tokens", 0)) + int((u or {}).get("completion_tokens", 0)) for u in used)
+    if calls and not t:
+        return f"{name}: {calls} judge calls with no tokens recorded (a run written before judges reported tokens): its totals leave them out"
+    whole = sum(tokens(r) for r in recs) or 1
+    unknown = sum(int((u or {}).get("uncounted_calls", 0)) for u in used)
+    return f"{name}: judge {t:,} tokens in {calls} calls ({t / len(recs):,.0f} per question, {t / whole:.0%} of its tokens)" + (
+        f"; {unknown} judge calls of unknown tokens (a lower bound)" if unknown else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vtg", required=True, type=Path)
@@ -51,6 +84,13 @@ def main() -> None:
     for name in runs:
         if name != "vtg" and med[name]:
             print(f"VTG / {name} tokens (medians): {med['vtg'] / med[name]:.2f}")
+    for name, recs in runs.items():
+        unknown = sum(int((recs[i].get("usage") or {}).get("uncounted_calls", 0)) for i in common)
+        note = judge_note(name, [recs[i] for i in common])
+        if note:
+            print(note)
+        if unknown:
+            print(f"{name}: {unknown} calls of unknown tokens in its usage: its totals are a lower bound")
     traces = [runs["vtg"][i].get("vtg") or {} for i in common]
     secs: dict[str, float] = {}
     comp: dict[str, list[int]] = {}

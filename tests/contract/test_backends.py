@@ -8,8 +8,8 @@ import pytest
 
 from vericite.models.cache import CachedBackend, CallCache
 from vericite.models.usage import UsageMeter, metered
-from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, Tokenizer, TokenSpanScorer
-from vericite.types import Completion, GenParams, ModelIdentity
+from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
+from vericite.types import Completion, GenParams, ModelIdentity, Usage
 
 from .impls import params
 
@@ -17,7 +17,7 @@ BACKENDS = params("backends") + params("models")
 #: the optional scoring capabilities a backend may lack (declared in impls.py as ``extra["lacks"]``), and the
 #: method each adds
 CAPABILITIES = {"NextTokenScorer": (NextTokenScorer, "next_token_logprobs"), "ContinuationScorer": (ContinuationScorer, "continuation_logprobs"),
-    "TokenSpanScorer": (TokenSpanScorer, "continuation_token_spans"),
+    "TokenSpanScorer": (TokenSpanScorer, "continuation_token_spans"), "NextTokenUsage": (NextTokenUsage, "next_token_logprobs_usage"),
 }
 
 
@@ -104,6 +104,26 @@ def test_next_token_logprobs_cover_every_candidate(next_token_scorer):
     backend = next_token_scorer
     rows = backend.next_token_logprobs(PROMPTS, ["Yes", "No"])
     assert len(rows) == 2 and all(set(r) == {"Yes", "No"} and all(v <= 0 for v in r.values()) for r in rows)
+
+
+@pytest.fixture(params=having("NextTokenUsage"))
+def next_token_usage(request, tmp_path):
+    return request.param.build(tmp_path)
+
+
+def test_next_token_usage_is_one_call_per_prompt_with_its_tokens_and_the_same_scores(next_token_usage, tmp_path):
+    backend = next_token_usage
+    rows = backend.next_token_logprobs_usage(PROMPTS, ["Yes", "No"])
+    for (scores, _), plain in zip(rows, backend.next_token_logprobs(PROMPTS, ["Yes", "No"])):
+        assert scores == pytest.approx(plain)
+    for _, u in rows:
+        assert isinstance(u, Usage) and u.calls == 1 and u.prompt_tokens > 0 and u.completion_tokens in (0, 1) and not u.uncounted_calls
+    meter = UsageMeter()  # through the cache (twice: the hit keeps the usage) and the meter
+    cached = CachedBackend(backend, CallCache(tmp_path / "u.sqlite"))
+    for _ in range(2):
+        metered(cached, meter).next_token_logprobs(PROMPTS, ["Yes", "No"])
+    one = sum((u for _, u in rows), Usage())
+    assert meter.usage == one + one
 
 
 def test_continuation_logprobs_score_the_continuation(continuation_scorer):

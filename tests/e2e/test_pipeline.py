@@ -127,6 +127,21 @@ def test_run_with_any_registered_experiment_records_what_each_level_left_out(tmp
     assert [(r["level"], r["n"], r["skipped"]) for r in exp["rows"]] == [(level, 1, {"n": 1, "reason": "fewer than 1 triples"}) for level in (0, 1)]
 
 
+def test_a_runs_judge_usage_sums_its_levels(tmp_path):
+    """An LLM judge's calls at each level are in that level's results.json, and the run's results.json sums them."""
+    data = tmp_path / "q.jsonl"
+    one = {"subject": "Q1", "subject_label": "Ann", "property": "occupation", "value": "painter"}
+    data.write_text(json.dumps({"id": "two", "question": "What did Ann do?", "knowledge": [one, dict(one, property="birthplace", value="Oslo")]}) + "\n", encoding="utf-8")
+    cfg = tmp_path / "fake.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nexperiment: fake\nlevels: [0, 1]\nresamples: 10\njudge: llm:fake:judge\ncache: false\n")
+    from vericite.runs.runner import load_run_config, run_config
+
+    res = run_config(load_run_config(cfg, {}), tmp_path / "out", progress=False, backend=FakeBackend(replies=citing_reply))
+    levels = [json.loads((tmp_path / "out" / f"level-{x}" / "eval" / "results.json").read_text())["judge_usage"]["fake:judge"] for x in (0, 1)]
+    assert all(u["calls"] > 0 for u in levels)
+    assert res["judge_usage"]["fake:judge"] == {k: levels[0][k] + levels[1][k] for k in ("prompt_tokens", "completion_tokens", "calls")}
+
+
 def test_unknown_config_option_is_refused(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: t\nmodle: fake\n")

@@ -94,6 +94,16 @@ def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
     assert (tmp_path / "ray" / "results.json").read_bytes() == (tmp_path / "local" / "results.json").read_bytes()
 
 
+def test_evaluate_on_ray_counts_the_workers_judge_usage(tmp_path, ray_local, fixed_clock):
+    a = write_answers(tmp_path / "answers.jsonl", 12)
+    common = ["evaluate", "-i", str(a), "-q", "--judge", "llm:fake", "--no-cache"]
+    invoke([*common, "-o", str(tmp_path / "local")])
+    invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    local, ray = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "ray"))
+    assert local["judge_usage"]["fake"]["calls"] > 0 and local["judge_usage"]["fake"]["prompt_tokens"] > 0
+    assert ray["judge_usage"] == local["judge_usage"]  # the workers' usage came back with their judgements
+
+
 def test_judge_eval_on_ray_gives_the_local_judgements(tmp_path, ray_local):
     pairs = tmp_path / "pairs.jsonl"
     rows = [{"id": f"p{i}", "evidence": f"Q{i} occupation job{i}", "claim": f"occupation: job{i if i % 3 else i + 1}", "label": "supports" if i % 3 else "refutes"} for i in range(40)]

@@ -100,6 +100,14 @@ def test_next_token_logprobs(client):
     assert any(math.isfinite(v) for v in rows[0].values())
 
 
+def test_next_token_usage_is_the_servers(client):
+    msgs = [{"role": "user", "content": "Is Paris in France? Answer Yes or No."}]
+    (scores, usage), = client.next_token_logprobs_usage([msgs], ["Yes", "No"])
+    assert set(scores) == {"Yes", "No"} and usage is not None
+    c = client.generate([msgs], GenParams(max_tokens=1, temperature=0.0))[0]
+    assert usage.calls == 1 and usage.prompt_tokens == c.prompt_tokens > 0 and usage.completion_tokens == c.completion_tokens == 1
+
+
 def test_identity_is_the_servers_model_id(server, client):
     ident = client.identity()
     assert ident.backend == "openai" and ident.name == "openai:smollm2"

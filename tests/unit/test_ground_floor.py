@@ -24,6 +24,9 @@ def test_token_totals_take_usages_and_earlier_totals_and_ignore_junk():
     assert token_totals(usages) == {"prompt": 3, "completion": 2}
     assert token_totals([{"prompt": 10, "completion": 1}, {"prompt": 5}]) == {"prompt": 15, "completion": 1}
     assert token_totals([]) == {"prompt": 0, "completion": 0}
+    # calls whose tokens are unknown (a judge's, from an old cache entry) are said, never passed off as 0 tokens
+    with_unknown = [{"prompt_tokens": 3, "completion_tokens": 1, "calls": 2, "uncounted_calls": 1}, {"prompt": 1, "completion": 0, "uncounted_calls": 2}]
+    assert token_totals(with_unknown) == {"prompt": 4, "completion": 1, "uncounted_calls": 3}
 
 
 def test_status_totals_sum_in_first_seen_order():

@@ -57,7 +57,8 @@ def print_summary(manifest: dict[str, Any], out: str) -> None:
     unanswered = f", unanswered: {s['unanswered']}" if s.get("unanswered") else ""
     click.echo(f"{s.get('n_done', 0)} answers in {out}/samples.jsonl  (failed calls: {s.get('failed_calls', 0)}{unanswered})")
     tok = s.get("tokens", {})
-    click.echo(f"tokens: {tok.get('prompt', 0)} prompt + {tok.get('completion', 0)} completion")
+    unknown = f" (and {tok['uncounted_calls']} calls of unknown tokens: a lower bound)" if tok.get("uncounted_calls") else ""
+    click.echo(f"tokens: {tok.get('prompt', 0)} prompt + {tok.get('completion', 0)} completion{unknown}")
     if s.get("citation_status"):
         parts = status_words(s["citation_status"])
         click.echo(f"citations: {parts}; [NA]: {s.get('na_count', 0)}")

@@ -5,8 +5,9 @@ The first line records what the evaluation is (:func:`fingerprint`: the task, th
 sha256 of the answers' file); a resumed evaluation must be the same one, else :meth:`AnswerCheckpoint.open` says
 which settings differ, in one line. Then one line per answer, written as soon as the answer is scored (fsynced at
 most once a second):
-its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), and
-the scores and judgements of the families that judged it, the answer scored alone.
+its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), the
+scores and judgements of the families that judged it, the answer scored alone, and what that judging's model calls
+cost (``usage``, by model name: a resumed evaluation adds it to ``judge_usage`` for the answers it reads back).
 
 How ``evaluate_items`` uses it: each family that holds a judge (KaLMA's alignment and [NA], ALCE's citations,
 the four-class diagnosis, CONNER's factuality) gets a :class:`MemoJudge`; the answers not in the checkpoint are
@@ -113,6 +114,9 @@ class AnswerCheckpoint:
         self.memo: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
         self.done: dict[int, Any] = {}
+        #: what the judging of the answers read back cost, by model name (their lines' ``usage``; a line written
+        #: before usage was kept adds nothing)
+        self.usage: dict[str, Any] = {}
         self._synced = 0.0
 
     @classmethod
@@ -132,6 +136,7 @@ class AnswerCheckpoint:
                 for line in lines[1:]:
                     if isinstance(line, dict) and isinstance(line.get("answer"), int):
                         ck.done[line["answer"]] = line.get("id")
+                        ck._read_usage(line.get("usage"))
                         ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
                 return ck
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,10 +154,20 @@ class AnswerCheckpoint:
     def is_done(self, index: int, sample_id: str) -> bool:
         return index in self.done and self.done[index] == sample_id
 
-    def add(self, index: int, sample_id: str, scores: Mapping[str, Any], judgements: list[dict[str, Any]]) -> None:
-        """The answer ``index`` scored: its line (with the judgements made since the last one), written at once (a
-        killed process loses none) and fsynced at most every :data:`SYNC_EVERY_S` (fast judges: not once an answer)."""
-        line = {"answer": index, "id": sample_id, "judged": dict(self.fresh), "scores": dict(scores), "judgements": judgements}
+    def _read_usage(self, usage: Any) -> None:
+        from ..types import Usage
+
+        if not isinstance(usage, dict):
+            return
+        for name, u in usage.items():
+            if isinstance(u, dict):
+                self.usage[name] = (Usage.from_dict(self.usage.get(name)) + Usage.from_dict(u)).to_dict()
+
+    def add(self, index: int, sample_id: str, scores: Mapping[str, Any], judgements: list[dict[str, Any]], usage: Mapping[str, Any] | None = None) -> None:
+        """The answer ``index`` scored: its line (with the judgements made since the last one, and ``usage``: what
+        its judging's model calls cost, by model name), written at once (a killed process loses none) and fsynced
+        at most every :data:`SYNC_EVERY_S` (fast judges: not once an answer)."""
+        line = {"answer": index, "id": sample_id, "judged": dict(self.fresh), "scores": dict(scores), "judgements": judgements, "usage": dict(usage or {})}
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(jsonl.dumps_line(line))
             f.flush()

@@ -6,8 +6,9 @@ Every answer is parsed by the task's citation format against the evidence it was
 each metric family runs over the whole corpus (``metrics.base.MetricRun``). ``metrics`` (``--metrics``) keeps only
 the metrics named; a task that can compute only those (ALCE) is told them through the settings. The body holds what the families
 give: each family's version (``metric_versions``), how it was computed (``evaluation``), the judges by purpose
-with their measured accuracy (``judges``), one entry per metric (``metrics``), and the counts (``counts``: the
-answers, the empty ones, the unparseable judgements, then the task's own). Each record is the input record
+with their measured accuracy (``judges``), one entry per metric (``metrics``), the counts (``counts``: the
+answers, the empty ones, the unparseable judgements, then the task's own), and what the model calls of the
+judges and model-scored metrics cost, per model name (``judge_usage``). Each record is the input record
 with the sample as read, the raw output, the parsed answer, the judgements and every family's per-answer scores.
 """
 
@@ -52,21 +53,26 @@ class EvaluateConfig(BaseModel):
 LOAD: Any = object()
 
 
-def build_context(cfg: Any, models: Mapping[str, Any] | None = None, *, cache: Any = None) -> BuildContext:
+def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dict[str, Any] | None = None, *, cache: Any = None) -> BuildContext:
     """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's, the four-class
     judge's, CONNER's LM): the settings' threads, server, time limits and cache. A model name is loaded once per
     evaluation, however many roles name it (``--judge llm:X --attribution-judge llm4:X`` hold one copy of X);
     ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading;
-    ``cache``: the call cache instead of the settings' (a path: an evaluation's own)."""
+    ``cache``: the call cache instead of the settings' (a path: an evaluation's own). ``meters``: given, each
+    model name loaded gets a ``UsageMeter`` there that counts the evaluation's calls to it (apart from any meter
+    a run's answering model already reports to)."""
     from ..models import load_model, model_options
+    from ..models.usage import UsageMeter, metered
 
     base = BuildContext(**{**model_options(cfg), **({"cache": cache} if cache is not None else {})})
     ready = dict(models or {})
+    served: dict[str, Any] = {}
 
     def load(name: str) -> Any:
-        if name not in ready:
-            ready[name] = load_model(name, ctx=base)
-        return ready[name]
+        if name not in served:
+            backend = ready[name] if name in ready else load_model(name, ctx=base)
+            served[name] = backend if meters is None else metered(backend, meters.setdefault(name, UsageMeter()))
+        return served[name]
 
     return dataclasses.replace(base, load_model=load)
 
@@ -128,18 +134,22 @@ def evaluate_items(
     from ..progress import progress_bar
     from ..registry import create
 
+    from ..models.usage import UsageMeter
+    from ..types import Usage
     from ..protocols import CorpusPreparing
 
     task = load_task(task if task is not None else getattr(cfg, "task", None))
     check_attribution_judge(cfg, task)
     selected = check_metric_selection(getattr(cfg, "metrics", None), task)
+    meters: dict[str, Any] = {}
     # with --no-cache, a checkpointed evaluation keeps its own model calls (in --out) for --resume
-    ctx = build_context(cfg, models, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None)
+    ctx = build_context(cfg, models, meters, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None)
     if isinstance(task, CorpusPreparing):
         task.prepare([it.sample for it in items])
     fmt = create("formats", task.citation_format, ctx)
     for it in items:
         it.answer = fmt.parse(it.raw, getattr(it.sample, task.evidence))
+    given = judge if judge is not LOAD else None  # a ready judge: its model was not loaded (nor metered) here
     if judge is LOAD:
         from ..judges import load_judge
 
@@ -148,9 +158,15 @@ def evaluate_items(
     answers = [it.answer for it in items]
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
     suite = list(task.suite(cfg, judge=judge, ctx=ctx))
-    if checkpoint is not None:
-        score_answer_by_answer(suite, items, checkpoint, progress)
-    runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
+    with _metering_ready(given, meters):
+        if checkpoint is not None:
+            for name, used in checkpoint.usage.items():  # the answers read back: what their judging cost then
+                meters.setdefault(name, UsageMeter()).add(Usage.from_dict(used))
+            score_answer_by_answer(suite, items, checkpoint, progress, meters)
+        runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
+    remote = _worker_usage(given)
+    for name, used in (remote or {}).items():
+        meters.setdefault(name, UsageMeter()).add(used)
 
     judges: dict[str, Any] = {}
     if judge is not None:
@@ -175,6 +191,8 @@ def evaluate_items(
         "judges": judges,
         "metrics": metrics,
         "counts": counts,
+        # what the evaluation's own model calls cost, per model name (judges, G-Eval, CONNER's LM)
+        "judge_usage": {name: m.usage.to_dict() for name, m in sorted(meters.items())},
     }
     records = []
     for i, it in enumerate(items):
@@ -189,11 +207,11 @@ def evaluate_items(
     return body, records
 
 
-def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False) -> None:
+def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False, meters: Mapping[str, Any] | None = None) -> None:
     """The judged families of ``suite`` (those holding a judge; a family's ``judging_part()`` when it has one) score
     each answer not yet in ``checkpoint`` alone, their judges memoised in it (``evaluate/checkpoint.py``); each
     answer's line is appended as it is scored. The families keep the memoising judges, so the corpus's scoring
-    after this asks no judge again."""
+    after this asks no judge again. ``meters``: by model name, what each answer's judging costs goes into its line."""
     import copy
 
     from ..progress import progress_bar
@@ -218,7 +236,33 @@ def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], ch
     with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
         for i in todo:
             it = items[i]
+            before = {name: m.usage for name, m in (meters or {}).items()}
             runs = [MetricRun.of(m, [it.sample], [it.answer]) for m in judged]
             scores = {k: v for run in runs for k, v in run.scores[0].items()}
-            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]])
+            used = {name: m.usage - before[name] if name in before else m.usage for name, m in (meters or {}).items()}
+            usage = {name: u.to_dict() for name, u in used.items() if u.calls}
+            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]], usage)
             advance(1)
+
+
+def _worker_usage(judge: Any) -> dict[str, Any] | None:
+    """A judge that judges on workers (``--ray``'s ``PoolJudge``): what its workers' model calls cost, by model
+    name (None: nothing to add, or some of it unknown)."""
+    report = getattr(judge, "worker_usage", None) if judge is not None else None
+    return report() if callable(report) else None
+
+
+def _metering_ready(judge: Any, meters: dict[str, Any]) -> Any:
+    """A judge given ready (``vericite run``'s) that holds its model itself (``backend`` among its own
+    attributes, as the LLM judges do) has its calls counted under its model's name too. A judge that judges
+    elsewhere (``--ray``: its model's calls are made by the workers) holds none and is not counted: its model
+    then has no entry here, never a zero (its workers report theirs: :func:`_worker_usage`)."""
+    import contextlib
+
+    from ..models.usage import UsageMeter, metering
+
+    backend = vars(judge).get("backend") if judge is not None and hasattr(judge, "__dict__") else None
+    if backend is None or not callable(getattr(backend, "identity", None)):  # no language model of its own
+        return contextlib.nullcontext()
+    name = backend.identity().name
+    return metering(judge, meters.setdefault(name, UsageMeter()))

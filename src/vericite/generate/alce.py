@@ -230,16 +230,22 @@ class AlceMethod:
     def rerank(self, sample: Sample, text: str, docs: Sequence[P.Doc]) -> tuple[list[Any], str, dict[str, Any]]:
         """``samples`` answers, each with its citation recall (ALCE's metric); the best kept (ties: the first; an
         answer without a sentence, or whose judgements could not be read, last)."""
+        from ..models.usage import UsageMeter, metering
         from .alce_cite import rerank_recalls
 
         o = self.opts
         completions = [self.generate(text, dataclasses.replace(self.params, seed=self.seed + i)) for i in range(o.samples)]  # type: ignore[attr-defined]
         outputs = [postprocess(c.text) for c in completions]
         qampari = self.subtask_for(sample) == "qampari"
-        recalls, unreadable = rerank_recalls(sample, outputs, docs, self.judge, qampari=qampari, at_most=o.at_most_citations)  # type: ignore[attr-defined]
+        meter = UsageMeter()  # the judge's model calls, apart (the run's meter counts them in the answer's usage too)
+        with metering(self.judge, meter) as has_model:
+            recalls, unreadable = rerank_recalls(sample, outputs, docs, self.judge, qampari=qampari, at_most=o.at_most_citations)  # type: ignore[attr-defined]
         best = max(range(len(outputs)), key=lambda i: (recalls[i] if recalls[i] is not None else -1.0, -i))
         candidates = [{"output": out, "seed": self.seed + i, "citation_recall": r} for i, (out, r) in enumerate(zip(outputs, recalls))]
-        return completions, outputs[best], {"rerank": {"chosen": best, "candidates": candidates, "judge": getattr(self.judge, "id", None), "unreadable_judgements": unreadable}}
+        judge_usage = meter.usage.to_dict() if has_model else None
+        return completions, outputs[best], {"rerank": {
+            "chosen": best, "candidates": candidates, "judge": getattr(self.judge, "id", None), "unreadable_judgements": unreadable, "judge_usage": judge_usage,
+        }}  # fmt: skip
 
     def cite_post_hoc(self, sample: Sample, output: str, docs: Sequence[P.Doc]) -> tuple[str, dict[str, Any]]:
         from .alce_cite import EmbedderSearcher, TfidfSearcher, post_hoc_cite

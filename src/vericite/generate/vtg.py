@@ -33,14 +33,14 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import VericiteError, validation_message
-from ..models.usage import metered
+from ..models.usage import metered, metering
 from ..totals import status_totals
-from ..types import GenParams, Passage, Sample
+from ..types import GenParams, Passage, Sample, Usage
 from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import PROBLEMS, SentenceTrace, Tracer, Trial
+from .vtg_trace import COMPONENTS, PROBLEMS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
@@ -309,7 +309,8 @@ class VtgMethod:
             self.store = None
 
     def summarise(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """Citation-status totals; VTG's problems, trials, evidence rounds and judge calls summed over the answers."""
+        """Citation-status totals; VTG's problems, trials, evidence rounds, judge calls and usage by component
+        (``verify``: the judge's model calls) summed over the answers."""
         traces = [r["vtg"] for r in records if isinstance(r.get("vtg"), dict)]
         sentences = [s for t in traces for s in t.get("sentences", []) if s.get("kept")]
         return {
@@ -321,6 +322,7 @@ class VtgMethod:
                 "trials": sum(t.get("trials", 0) for t in traces),
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
+                "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
                 "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in PROBLEMS},
             },
         }
@@ -340,15 +342,8 @@ class _MeteredJudge:
             return self._judge(pairs)
 
     def _judge(self, pairs: Any) -> Any:
-        inner = self.inner
-        before = getattr(inner, "backend", None)
-        if before is None:
-            return inner.judge(pairs)
-        inner.backend = metered(before, self.tracer.meters["verify"])
-        try:
-            return inner.judge(pairs)
-        finally:
-            inner.backend = before
+        with metering(self.inner, self.tracer.meters["verify"]):
+            return self.inner.judge(pairs)
 
 
 def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any = None, **method_args: Any) -> VtgMethod:

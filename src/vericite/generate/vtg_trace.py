@@ -24,7 +24,8 @@ PROBLEMS = (
 
 
 def usage_dict(u: Usage) -> dict[str, int]:
-    return {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "calls": u.calls}
+    """``{prompt_tokens, completion_tokens, calls}``, with ``uncounted_calls`` when some calls' tokens are unknown."""
+    return u.to_dict()
 
 
 @dataclass
@@ -62,7 +63,7 @@ class Tracer:
         self.meters = {c: UsageMeter() for c in COMPONENTS}
         self.problems = {p: 0 for p in PROBLEMS}
         self.judge_calls = 0
-        self.judge_words = 0  # words of the premises and hypotheses judged (an LLM judge's tokens are not reported)
+        self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
         self.end = ""  # end-marker | empty | sentence-cap | repeated
         self._mark: dict[str, Usage] = {}
         self.seconds = {c: 0.0 for c in (*COMPONENTS, "retrieval")}  # wall time by component

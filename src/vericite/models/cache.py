@@ -7,6 +7,11 @@ or texts, and the parameters. Each entry also records the name of the model that
 ``vericite cache stats|clear --model NAME`` can count and delete one model's entries; entries written before
 that column existed have none. ``CachedBackend`` wraps any backend; hits come back with ``cached=True``.
 
+What a next-token call cost (``NextTokenUsage``) is stored beside its log-probabilities, as an entry of kind
+``next_token_usage`` under its own key, so the ``next_token_logprobs`` entries keep the value they always had
+(a vericite that does not know usage reads them unchanged); an entry without its usage (written before usage
+was stored, or by a backend that does not report it) reads as "tokens unknown", never as zero tokens.
+
 A cache that cannot be written, or a file that is not an intact SQLite database, is one ``CacheError`` line
 that names the file and says what to do (``--no-cache``), at the first call that meets it.
 """
@@ -24,8 +29,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from ..paths import CacheError, cache_dir, make_folder
-from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, Tokenizer, TokenSpanScorer
-from ..types import Completion, GenParams, Message, ModelIdentity
+from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
+from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 SCHEMA_VERSION = 1
 NO_CACHE = "pass --no-cache, or set VERICITE_CACHE to a writable folder"
@@ -103,13 +108,15 @@ class CallCache:
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     @_sqlite_errors
-    def get(self, key: str) -> Any | None:
+    def get(self, key: str, *, count: bool = True) -> Any | None:
+        """The value under ``key``, or None; ``count``: add to ``hits`` / ``misses`` (not for a side entry)."""
         row = self._conn().execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        return json.loads(row[0])
+        if count:
+            if row is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+        return None if row is None else json.loads(row[0])
 
     @_sqlite_errors
     def put(self, key: str, kind: str, value: Any, model: str | None = None) -> None:
@@ -155,6 +162,7 @@ class CachedBackend:
     ``CachedBackend(b)`` is an instance of a subclass with ``next_token_logprobs`` (cached) only when ``b`` is a
     ``NextTokenScorer``, ``continuation_logprobs`` (cached) only when ``b`` is a ``ContinuationScorer``,
     ``continuation_token_spans`` (cached) only when ``b`` is a ``TokenSpanScorer``, and
+    ``next_token_logprobs_usage`` (cached, with the usage beside) only when ``b`` is a ``NextTokenUsage``,
     ``tokenize`` only when ``b`` is a ``Tokenizer``, so ``isinstance(wrapper, Capability)`` tells the truth.
     Other attributes of the wrapped backend (``stats``, ...) are passed through."""
 
@@ -162,7 +170,7 @@ class CachedBackend:
         if cls is CachedBackend:
             cls = _with_capabilities(
                 isinstance(backend, NextTokenScorer), isinstance(backend, ContinuationScorer), isinstance(backend, Tokenizer),
-                isinstance(backend, TokenSpanScorer),
+                isinstance(backend, TokenSpanScorer), isinstance(backend, NextTokenUsage),
             )
         return super().__new__(cls)
 
@@ -172,7 +180,7 @@ class CachedBackend:
         self._identity: dict[str, Any] | None = None
 
     def __getattr__(self, name: str) -> Any:  # stats, n_ctx ... of the wrapped backend
-        if name in ("backend", "next_token_logprobs", "continuation_logprobs", "continuation_token_spans", "tokenize"):
+        if name in ("backend", "next_token_logprobs", "next_token_logprobs_usage", "continuation_logprobs", "continuation_token_spans", "tokenize"):
             raise AttributeError(name)  # capabilities the wrapped backend lacks are not faked
         return getattr(self.backend, name)
 
@@ -239,6 +247,34 @@ class _NextTokenCached(CachedBackend):
         )
 
 
+class _NextTokenUsageCached(_NextTokenCached):
+    def next_token_logprobs(self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]) -> list[dict[str, float]]:
+        return [scores for scores, _ in self.next_token_logprobs_usage(prompts, candidates)]
+
+    def next_token_logprobs_usage(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
+    ) -> list[tuple[dict[str, float], Usage | None]]:
+        """Log-probabilities from their ``next_token_logprobs`` entry, usage from its ``next_token_usage`` entry
+        (None when there is none: tokens unknown); the misses of the batch asked in one call, both stored."""
+        cands = list(candidates)
+        items = [{"messages": [dict(m) for m in msgs], "candidates": cands} for msgs in prompts]
+        keys = [self._key("next_token_logprobs", **it) for it in items]
+        scores = [self.cache.get(k) for k in keys]
+        usage: list[Usage | None] = [None] * len(items)
+        for i, s in enumerate(scores):
+            if s is not None:
+                u = self.cache.get(self._key("next_token_usage", **items[i]), count=False)
+                usage[i] = Usage.from_dict(u) if isinstance(u, dict) else None
+        missing = [i for i, s in enumerate(scores) if s is None]
+        if missing:
+            for i, (s, u) in zip(missing, self.backend.next_token_logprobs_usage([prompts[i] for i in missing], cands)):
+                self.cache.put(keys[i], "next_token_logprobs", s, model=self._model())
+                if u is not None:
+                    self.cache.put(self._key("next_token_usage", **items[i]), "next_token_usage", u.to_dict(), model=self._model())
+                scores[i], usage[i] = s, u
+        return list(zip(scores, usage))  # type: ignore[arg-type]
+
+
 class _ContinuationCached(CachedBackend):
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
         pairs = [(str(p), str(c)) for p, c in pairs]
@@ -266,10 +302,11 @@ class _Tokenizing(CachedBackend):
 
 
 @functools.lru_cache(maxsize=None)
-def _with_capabilities(next_token: bool, continuation: bool, tokenize: bool, token_spans: bool = False) -> type[CachedBackend]:
+def _with_capabilities(next_token: bool, continuation: bool, tokenize: bool, token_spans: bool = False, next_token_usage: bool = False) -> type[CachedBackend]:
     """The CachedBackend subclass with these capabilities (one class per combination)."""
+    next_token_class = _NextTokenUsageCached if next_token and next_token_usage else _NextTokenCached
     bases = tuple(
-        b for b, on in ((_NextTokenCached, next_token), (_ContinuationCached, continuation), (_Tokenizing, tokenize), (_TokenSpansCached, token_spans)) if on
+        b for b, on in ((next_token_class, next_token), (_ContinuationCached, continuation), (_Tokenizing, tokenize), (_TokenSpansCached, token_spans)) if on
     )
     if not bases:
         return CachedBackend

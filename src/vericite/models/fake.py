@@ -12,7 +12,7 @@ import hashlib
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-from ..types import Completion, GenParams, Message, ModelIdentity
+from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 Reply = Callable[[Sequence[Message], GenParams], str]
 
@@ -172,6 +172,15 @@ class FakeBackend:
                     scores[c] = -1.0 - 4.0 * _unit(question, c)
             out.append(scores)
         return out
+
+    def next_token_logprobs_usage(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
+    ) -> list[tuple[dict[str, float], Usage]]:
+        """:meth:`next_token_logprobs` (a subclass's too) with each prompt's usage, counted as ``generate``
+        counts: the words of the messages' contents as prompt tokens, and one completion token (the one whose
+        distribution is read)."""
+        scores = self.next_token_logprobs(prompts, candidates)
+        return [(s, Usage(sum(len(str(m.get("content", "")).split()) for m in msgs), 1, 1)) for s, msgs in zip(scores, prompts)]
 
     # ------------------------------------------------------------------ helpers
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import BackendError, ModelUnavailableError, did_you_mean
-from ..types import Completion, GenParams, Message, ModelIdentity
+from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 DEFAULT_N_CTX = 4096
 DEFAULT_SCORER_N_CTX = 512
@@ -293,6 +293,14 @@ class LlamaCppBackend:
         """For each chat prompt, the log-probability that the assistant's reply starts with each candidate's
         first token. Only the last position's logits are computed; consecutive prompts reuse their common
         token prefix (put the shared instruction first)."""
+        return [scores for scores, _ in self.next_token_logprobs_usage(prompts, candidates)]
+
+    def next_token_logprobs_usage(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
+    ) -> list[tuple[dict[str, float], Usage]]:
+        """:meth:`next_token_logprobs` with each prompt's usage: the chat prompt's tokens (the tokenizer's count,
+        as ``generate`` reports it, a reused prefix included) and the one completion token sampled to read the
+        distribution."""
         if not candidates:
             raise ValueError("next_token_logprobs needs at least one candidate")
         out = []
@@ -312,11 +320,12 @@ class LlamaCppBackend:
                         captured.append(_log_softmax(self._last_logits()))
                     return True  # one sampled token is enough; it is never evaluated
 
-                self._chat(messages, capture, max_tokens=1, temperature=0.0, **self.sampling)
+                r = self._chat(messages, capture, max_tokens=1, temperature=0.0, **self.sampling)
                 if not captured:
                     raise BackendError("llama.cpp returned no logits for the next token")
                 lp = captured[0]
-                out.append({c: float(lp[t]) for c, t in first_tokens.items()})
+                usage = r.get("usage") or {}
+                out.append(({c: float(lp[t]) for c, t in first_tokens.items()}, Usage(int(usage.get("prompt_tokens", 0)), 1, 1)))
         return out
 
     # ------------------------------------------------------------------ scoring

@@ -38,8 +38,8 @@ from typing import Any, Sequence
 import httpx
 
 from ..errors import BackendError
-from ..printable import printable
-from ..types import Completion, GenParams, Message, ModelIdentity
+from ..types import Completion, GenParams, Message, ModelIdentity, Usage
+from .openai_wire import _error_message, _logsumexp, _snippet, _top_logprobs
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -347,16 +347,23 @@ class OpenAICompatBackend:
         """From the top-``k`` alternatives of the first generated token: a candidate's log-prob is the
         log-sum-exp of the alternatives whose text equals it (leading/trailing spaces ignored); a candidate
         outside the top ``k`` gets ``-inf`` (the server does not tell more)."""
+        return [scores for scores, _ in self.next_token_logprobs_usage(prompts, candidates, k=k)]
+
+    def next_token_logprobs_usage(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str], *, k: int = 20
+    ) -> list[tuple[dict[str, float], Usage | None]]:
+        """:meth:`next_token_logprobs` with the usage the server reported for each one-token call (None when it
+        reported none)."""
         params = GenParams(max_tokens=1, temperature=0.0, top_logprobs=k)
 
-        def one(messages: Sequence[Message]) -> dict[str, float]:
+        def one(messages: Sequence[Message]) -> tuple[dict[str, float], Usage | None]:
             c = self._generate_one(messages, params)
             first = (c.top_logprobs or [{}])[0]
             out = {}
             for cand in candidates:
                 vals = [lp for tok, lp in first.items() if tok.strip() == cand.strip()]
                 out[cand] = _logsumexp(vals) if vals else -math.inf
-            return out
+            return out, (Usage.of(c) if c.prompt_tokens else None)  # no prompt has 0 tokens: none reported
 
         return self._map(one, list(prompts))
 
@@ -399,50 +406,6 @@ class OpenAICompatBackend:
 
     def __repr__(self) -> str:
         return f"OpenAICompatBackend({self.model!r}, {self.base_url!r})"
-
-
-def _top_logprobs(lp: Any) -> list[dict[str, float]] | None:
-    """OpenAI chat format: logprobs.content[i].top_logprobs[j] = {token, logprob}."""
-    if not isinstance(lp, dict) or not isinstance(lp.get("content"), list):
-        return None
-    out = []
-    for step in lp["content"]:
-        alts: dict[str, float] = {}
-        for alt in step.get("top_logprobs") or []:
-            tok, val = alt.get("token"), alt.get("logprob")
-            if tok is not None and val is not None and tok not in alts:
-                alts[str(tok)] = float(val)
-        if not alts and step.get("token") is not None and step.get("logprob") is not None:
-            alts[str(step["token"])] = float(step["logprob"])
-        out.append(alts)
-    return out
-
-
-def _logsumexp(vals: list[float]) -> float:
-    m = max(vals)
-    if m == -math.inf:
-        return m
-    return m + math.log(sum(math.exp(v - m) for v in vals))
-
-
-def _error_message(r: httpx.Response) -> str:
-    try:
-        data = r.json()
-    except ValueError:
-        return _snippet(r.text) or r.reason_phrase
-    err = data.get("error") if isinstance(data, dict) else None
-    if isinstance(err, dict) and err.get("message"):
-        return _snippet(str(err["message"]))
-    if isinstance(err, str):
-        return _snippet(err)
-    if isinstance(data, dict) and data.get("detail"):
-        return _snippet(str(data["detail"]))
-    return _snippet(r.text)
-
-
-def _snippet(text: str, n: int = 200) -> str:
-    one = " ".join(printable(text).split())
-    return one if len(one) <= n else one[: n - 1] + "…"
 
 
 def from_spec(arg: str, *, ctx: Any, name: str | None = None, **options: Any) -> OpenAICompatBackend:

@@ -12,7 +12,10 @@ What counts, per prompt, text or pair of a batch (one *call* each):
 - ``logprobs``: the tokens of the text, read as prompt tokens (the scored ones plus the first);
 - ``continuation_logprobs``: the continuation's tokens (the ones scored), as prompt tokens;
 - ``continuation_token_spans``: the same as ``continuation_logprobs``;
-- ``next_token_logprobs``: the call only: backends do not report how long the prompt was.
+- ``next_token_logprobs``: the usage the backend reports for each prompt when it is a ``NextTokenUsage``
+  (llama.cpp, OpenAI-compatible servers, the fake; the call cache keeps it), else, and for a cache entry
+  written before usage was stored, the call as one of unknown tokens (``Usage.uncounted_calls``), never as zero
+  tokens.
 
 Calls answered by the call cache count like fresh ones, with the tokens the model reported when it first
 answered them: a run's usage is what its answers cost to produce, whether this process or an earlier one paid
@@ -20,19 +23,20 @@ for them (a generation record's ``cached`` says which).
 
 The wrapper has exactly the capabilities (``vericite.protocols``) of the backend it wraps, like
 ``CachedBackend``: ``MeteredBackend(b)`` is a ``NextTokenScorer`` only when ``b`` is one, and so on for
-``ContinuationScorer``, ``Tokenizer``, ``CacheKeyed`` and ``Closeable``.
+``NextTokenUsage``, ``ContinuationScorer``, ``Tokenizer``, ``CacheKeyed`` and ``Closeable``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
-from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, Tokenizer, TokenSpanScorer
+from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
-__all__ = ["MeteredBackend", "UsageMeter", "metered"]
+__all__ = ["MeteredBackend", "UsageMeter", "metered", "metering"]
 
 
 class UsageMeter:
@@ -49,8 +53,7 @@ class UsageMeter:
 
     def since(self, before: Usage) -> Usage:
         """What was counted after the total was ``before``."""
-        now = self.usage
-        return Usage(now.prompt_tokens - before.prompt_tokens, now.completion_tokens - before.completion_tokens, now.calls - before.calls)
+        return self.usage - before
 
 
 class MeteredBackend:
@@ -90,8 +93,19 @@ class MeteredBackend:
 
 class _NextToken(MeteredBackend):
     def next_token_logprobs(self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]) -> list[dict[str, float]]:
+        if isinstance(self.backend, NextTokenUsage):
+            return [scores for scores, _ in _NextTokenCounted.next_token_logprobs_usage(self, prompts, candidates)]
         out = self.backend.next_token_logprobs(prompts, candidates)
-        self.meter.add(Usage(0, 0, len(out)))
+        self.meter.add(Usage.unknown(len(out)))  # a scorer that does not say what a call cost
+        return out
+
+
+class _NextTokenCounted(MeteredBackend):
+    def next_token_logprobs_usage(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
+    ) -> list[tuple[dict[str, float], Usage | None]]:
+        out = self.backend.next_token_logprobs_usage(prompts, candidates)
+        self.meter.add(sum((u if u is not None else Usage.unknown() for _, u in out), Usage()))
         return out
 
 
@@ -125,9 +139,12 @@ class _Closing(MeteredBackend):
 
 
 # (capability Protocol, the subclass that has it), in a fixed order
-_MIXINS = ((NextTokenScorer, _NextToken), (ContinuationScorer, _Continuation), (Tokenizer, _Tokenizing), (CacheKeyed, _Keyed), (Closeable, _Closing), (TokenSpanScorer, _TokenSpans))
+_MIXINS = (
+    (NextTokenScorer, _NextToken), (ContinuationScorer, _Continuation), (Tokenizer, _Tokenizing), (CacheKeyed, _Keyed), (Closeable, _Closing),
+    (TokenSpanScorer, _TokenSpans), (NextTokenUsage, _NextTokenCounted),
+)
 _CAPABILITIES = tuple(p for p, _ in _MIXINS)
-_CAPABILITY_METHODS = frozenset({"next_token_logprobs", "continuation_logprobs", "continuation_token_spans", "tokenize", "cache_key_extra", "close"})
+_CAPABILITY_METHODS = frozenset({"next_token_logprobs", "next_token_logprobs_usage", "continuation_logprobs", "continuation_token_spans", "tokenize", "cache_key_extra", "close"})
 
 
 @functools.lru_cache(maxsize=None)
@@ -146,3 +163,20 @@ def metered(backend: Any, meter: UsageMeter | None) -> Any:
     if meter is None or (isinstance(backend, MeteredBackend) and backend.meter is meter):
         return backend
     return MeteredBackend(backend, meter)
+
+
+@contextlib.contextmanager
+def metering(user: Any, meter: UsageMeter) -> Iterator[bool]:
+    """While inside, the model calls of ``user`` (a judge, or anything holding its model as ``backend``) are
+    counted by ``meter`` too (on top of any meter its backend already reports to): a generation method's judge
+    counted as its own component. Yields whether there is a model to count (a judge without ``backend``, such as
+    the triple or an NLI judge, makes no model calls). The attribute is restored on the way out."""
+    before = getattr(user, "backend", None)
+    if before is None:
+        yield False
+        return
+    user.backend = metered(before, meter)
+    try:
+        yield True
+    finally:
+        user.backend = before

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..types import Completion, GenParams, Message, ModelIdentity
+    from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 __all__ = [
     "LLMBackend",
     "NextTokenScorer",
+    "NextTokenUsage",
     "ContinuationScorer",
     "TokenSpanScorer",
     "Tokenizer",
@@ -47,6 +48,19 @@ class NextTokenScorer(Protocol):
     judge's Yes/No, G-Eval's digits). Without it, callers read ``top_logprobs`` of a one-token ``generate``."""
 
     def next_token_logprobs(self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]) -> list[dict[str, float]]: ...
+
+
+@runtime_checkable
+class NextTokenUsage(Protocol):
+    """Capability of a ``NextTokenScorer``: what each prompt of ``next_token_logprobs`` cost. For each prompt, the
+    candidates' log-probabilities (as ``next_token_logprobs`` gives them) and its ``Usage`` (``calls`` 1; the
+    prompt's tokens; the completion tokens the backend generated to read the distribution), or None when they are
+    unknown (a cache entry written before usage was stored). A scorer without this capability reports no tokens:
+    its callers count its calls as of unknown tokens, never as zero tokens."""
+
+    def next_token_logprobs_usage(
+        self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
+    ) -> list[tuple[dict[str, float], Usage | None]]: ...
 
 
 @runtime_checkable

@@ -271,7 +271,15 @@ def tokens_section(results: Mapping[str, Any], sample_tokens: tuple[int, int], n
     samples = num((results.get("counts") or {}).get("samples")) or n_samples
     if total is not None and samples:
         rows.append(("per sample", f"{total / samples:,.1f}"))
-    return _section("tokens", "Tokens", _kv_table(rows, "kv tokens") + f'<p class="muted">source: {esc(source)}</p>')
+    if isinstance(tokens, Mapping) and num(tokens.get("uncounted_calls")):
+        rows.append(("calls of unknown tokens", f"{fmt(tokens.get('uncounted_calls'))} (the counts are a lower bound)"))
+    judged = results.get("judge_usage")
+    for model, u in (judged.items() if isinstance(judged, Mapping) else ()):
+        if isinstance(u, Mapping):
+            unknown = f", {fmt(u.get('uncounted_calls'))} of unknown tokens" if num(u.get("uncounted_calls")) else ""
+            rows.append((f"judging: {model}", f"{fmt(u.get('prompt_tokens'))} + {fmt(u.get('completion_tokens'))} in {fmt(u.get('calls'))} calls{unknown}"))
+    note = "; judging: the evaluation's own model calls, not in the counts above (judge_usage)" if any(k.startswith("judging: ") for k, _ in rows) else ""
+    return _section("tokens", "Tokens", _kv_table(rows, "kv tokens") + f'<p class="muted">source: {esc(source + note)}</p>')
 
 
 def config_section(results: Mapping[str, Any], manifest: Mapping[str, Any] | None) -> str:
@@ -285,7 +293,7 @@ def config_section(results: Mapping[str, Any], manifest: Mapping[str, Any] | Non
         (k, v)
         for k, v in results.items()
         if k not in {"kind", "vericite_version", "created", "config", "seed", "model", "prompt", "metric_versions",
-                     "judges", "metrics", "counts", "tokens", "experiments"}
+                     "judges", "metrics", "counts", "tokens", "experiments", "judge_usage"}
     ]
     if extra:
         rows = [(k, fmt(v) if not isinstance(v, (dict, list)) else f"<code>{esc(clip(json.dumps(v, ensure_ascii=False), 600))}</code>") for k, v in extra]

@@ -14,7 +14,8 @@ Evaluation and judge-eval: the metrics stay in the driver, as locally; the judge
 splits each call's pairs (never the pairs of one evidence text, as ``judge_corpus`` does) over the workers, each
 of which loaded the judge once, and puts the judgements back in the order of the pairs. Each finished part is
 checkpointed under the sha256 of the judge's id and its pairs, so an evaluation run again with ``--resume``
-judges only what was not judged yet.
+judges only what was not judged yet. Each part comes back with what the worker's judge model calls cost
+(``PoolJudge.worker_usage``: evaluate's ``judge_usage``).
 
 The call cache: each worker opens the SQLite call cache of its own machine (WAL journal, busy timeout), so the
 workers of one machine share one cache and write it safely at once; nothing is merged between machines.
@@ -31,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 from ..distributed import Checkpoint, Pool, open_pool
 from ..errors import BackendError, VericiteError
-from ..types import JudgePair, Judgement, Sample
+from ..types import JudgePair, Judgement, Sample, Usage
 
 #: samples per batch sent to a worker (generation): small, so a killed driver loses little and workers stay busy
 GEN_BATCH = 4
@@ -185,13 +186,27 @@ def _load_judge(spec: str, options: dict[str, Any]) -> Any:
 
 class JudgeWorker:
     """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes whole pairs (question and
-    context included) and gives plain data."""
+    context included) and gives plain data; ``judge_pairs_usage`` gives them with what the judge's model calls
+    cost (``usage``, null for a judge without a model) and the model's name."""
 
     def __init__(self, judge: Any) -> None:
+        from ..models.usage import UsageMeter, metered
+
         self.judge = judge
+        self.meter = UsageMeter()
+        backend = vars(judge).get("backend") if hasattr(judge, "__dict__") else None  # an LLM judge's own model
+        backend = backend if callable(getattr(backend, "identity", None)) else None
+        self.model = backend.identity().name if backend is not None else None
+        if backend is not None:
+            judge.backend = metered(backend, self.meter)
 
     def judge_pairs(self, pairs: list[JudgePair]) -> list[dict[str, Any]]:
         return [j.to_dict() for j in self.judge.judge(list(pairs))]
+
+    def judge_pairs_usage(self, pairs: list[JudgePair]) -> dict[str, Any]:
+        before = self.meter.usage  # a worker judges one call at a time
+        judgements = self.judge_pairs(pairs)
+        return {"judgements": judgements, "model": self.model, "usage": self.meter.since(before).to_dict() if self.model else None}
 
 
 def _judge_worker(spec: str, options: dict[str, Any]) -> JudgeWorker:
@@ -211,6 +226,8 @@ class PoolJudge:
         self._checkpoint = checkpoint
         #: ``judge_corpus`` sends calls this large, so each worker gets about JUDGE_CHUNK pairs of a call
         self.pairs_per_call = JUDGE_CHUNK * pool.workers
+        self._usage: dict[str, Usage] = {}  # by model name, what the workers' judge calls cost
+        self._usage_unknown = False  # a part read from a checkpoint written before usage was kept
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._local, name)
@@ -230,17 +247,28 @@ class PoolJudge:
         ck = self._checkpoint
         results: dict[str, list[dict[str, Any]]] = {k: ck.get(k) for k, _ in keyed if ck is not None and k in ck}
         send = [(k, list(part)) for k, part in keyed if k not in results]
-        for key, result in self._pool.map("judge_pairs", send):
+        for key, result in self._pool.map("judge_pairs_usage", send):
             if ck is not None:
                 ck.put(key, result)
             results[key] = result
         out: list[Judgement] = []
         for key, part in keyed:
             got = results[key]
+            if isinstance(got, dict):  # judgements with their usage
+                if got.get("model") and got.get("usage") is not None:
+                    self._usage[got["model"]] = self._usage.get(got["model"], Usage()) + Usage.from_dict(got["usage"])
+                got = got.get("judgements") or []
+            else:  # a checkpoint line written before usage was kept: judgements only
+                self._usage_unknown = True
             if len(got) != len(part):
                 raise VericiteError(f"judge {jid} returned {len(got)} judgements for {len(part)} pairs")
             out.extend(Judgement.from_dict(d) for d in got)
         return out
+
+    def worker_usage(self) -> dict[str, Usage] | None:
+        """What the workers' judge calls cost so far, by model name (calls read back from the checkpoint count with
+        the usage they had); None when some of it is unknown (a checkpoint written before usage was kept)."""
+        return None if self._usage_unknown else dict(self._usage)
 
     def close(self) -> None:
         self._pool.close()

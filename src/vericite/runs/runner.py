@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from ..errors import DataError, VericiteError, validation_message
 from ..totals import token_totals
+from ..types import Usage
 from .config import RunConfig, build_config
 
 
@@ -106,6 +107,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     task = load_task(eval_cfg.task)
 
     rows: list[dict[str, Any]] = []
+    judge_usage: dict[str, Usage] = {}  # the levels' evaluations' own model calls, summed by model name
     base: tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]] | None = None
     for level in levels:
         if exp is not None:
@@ -132,6 +134,8 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
             level_results["tokens"] = manifest.get("summary", {}).get("tokens")
             write_evaluation(sub / "eval", level_results, evaluated, [])
             n_items = len(items)
+        for name, used in (level_results.get("judge_usage") or {}).items():
+            judge_usage[name] = judge_usage.get(name, Usage()) + Usage.from_dict(used)
         row = {"level": level, "metrics": level_results["metrics"], "n": n_items, "skipped": skipped}
         if isinstance(exp, GenerationVarying) and (changed := exp.generation_at(level, dict(gen_cfg.method_args))):
             row["generation"] = changed  # what the level ran: its method and options
@@ -147,6 +151,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     if exp is not None:
         results["experiments"] = {exp.name: {"x": exp.x_label, "section": exp.section, **exp.presentation(), "rows": rows}}
     results["tokens"] = token_totals(read_manifest(out / f"level-{level}").get("summary", {}).get("tokens") for level in levels)
+    results["judge_usage"] = {name: u.to_dict() for name, u in sorted(judge_usage.items())}
     write_evaluation(out, results, evaluated, [])
     return results
 

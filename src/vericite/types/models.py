@@ -59,11 +59,16 @@ class Completion:
 @dataclass(frozen=True)
 class Usage:
     """What model calls cost: prompt and completion tokens, and how many calls. ``a + b`` adds two, and
-    ``sum(usages)`` totals many (an empty sum is the int 0: write ``sum(usages, Usage())``)."""
+    ``sum(usages)`` totals many (an empty sum is the int 0: write ``sum(usages, Usage())``).
+
+    ``uncounted_calls``: of ``calls``, those whose tokens are unknown (a backend that does not report them, a
+    cache entry written before they were stored); their tokens are in neither count, so the counts are then a
+    lower bound. Never a zero that pretends to be a count."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
+    uncounted_calls: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -74,10 +79,26 @@ class Usage:
         """The usage of one call."""
         return cls(completion.prompt_tokens, completion.completion_tokens, 1)
 
+    @classmethod
+    def unknown(cls, calls: int = 1) -> "Usage":
+        """``calls`` calls whose tokens are unknown."""
+        return cls(0, 0, calls, calls)
+
     def __add__(self, other: "Usage") -> "Usage":
         if not isinstance(other, Usage):
             return NotImplemented
-        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens, self.calls + other.calls)
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens, self.calls + other.calls,
+            self.uncounted_calls + other.uncounted_calls,
+        )
+
+    def __sub__(self, other: "Usage") -> "Usage":
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens, self.completion_tokens - other.completion_tokens, self.calls - other.calls,
+            self.uncounted_calls - other.uncounted_calls,
+        )
 
     def __radd__(self, other: Any) -> "Usage":
         if isinstance(other, int) and other == 0:  # sum() starts from 0
@@ -85,11 +106,16 @@ class Usage:
         return NotImplemented
 
     def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+        """``{prompt_tokens, completion_tokens, calls}``, and ``uncounted_calls`` when some calls' tokens are unknown."""
+        d = asdict(self)
+        if not self.uncounted_calls:
+            del d["uncounted_calls"]
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> "Usage":
-        """Read ``{prompt_tokens, completion_tokens, calls}``; a missing or null count is 0. A generation record's
-        ``usage`` (one call's tokens, no ``calls``) reads with ``calls`` 0: the record did not count calls."""
+        """Read ``{prompt_tokens, completion_tokens, calls, uncounted_calls?}``; a missing or null count is 0. A
+        generation record's ``usage`` (one call's tokens, no ``calls``) reads with ``calls`` 0: the record did not
+        count calls."""
         d = d or {}
-        return cls(int(d.get("prompt_tokens") or 0), int(d.get("completion_tokens") or 0), int(d.get("calls") or 0))
+        return cls(int(d.get("prompt_tokens") or 0), int(d.get("completion_tokens") or 0), int(d.get("calls") or 0), int(d.get("uncounted_calls") or 0))

@@ -296,3 +296,30 @@ def test_the_subtask_picks_alces_prompt_file(monkeypatch, tmp_path):
     m = method("closedbook", fake, shot=0)
     with pytest.raises(VericiteError, match="eli5_closedbook.json is not in the shared data"):
         m.check_samples([sample()], "x")
+
+
+def test_rerank_counts_its_llm_judge_tokens_apart_and_in_the_answers_usage(tmp_path):
+    """The judge's next-token calls report their tokens (the fake's: the prompt's words, one completion token):
+    ``rerank.judge_usage`` holds them, and the run loop's usage of the answer has them with the samples'."""
+    import json
+
+    from vericite.models.usage import UsageMeter, metered
+    from vericite.runs.loop import run_method
+
+    meter = UsageMeter()
+    fake = FakeBackend(default="Paris is the capital of France [1]. Rome is the capital of Italy [3].")
+    m = method("rerank", metered(fake, meter), ndoc=3, shot=0, subtask="eli5")  # the default judge: llm on its own model
+    run_method(m, [sample()], tmp_path / "o", config={}, meter=meter, progress=False)
+    record = json.loads((tmp_path / "o" / "samples.jsonl").read_text().splitlines()[0])
+    judged = fake.prompts[4:]  # after the four samples
+    assert fake.calls["generate"] == 4 and fake.calls["next_token_logprobs"] == len(judged) > 0
+    words = sum(len(str(x["content"]).split()) for p in judged for x in p)
+    assert record["rerank"]["judge_usage"] == {"prompt_tokens": words, "completion_tokens": len(judged), "calls": len(judged)}
+    sampled = sum(len(str(x["content"]).split()) for p in fake.prompts[:4] for x in p)
+    assert record["usage"]["prompt_tokens"] == sampled + words and record["usage"]["calls"] == 4 + len(judged)
+    assert "uncounted_calls" not in record["usage"]
+
+
+def test_rerank_with_a_judge_without_a_model_has_no_judge_usage():
+    m = method("rerank", FakeBackend(default="Paris is the capital of France [1]."), ndoc=3, shot=0, subtask="eli5", rerank_judge="fake")
+    assert m.answer(sample())["rerank"]["judge_usage"] is None

@@ -251,3 +251,29 @@ def test_the_first_sentence_is_asked_without_the_end_marker():
     later = P.sentence_messages("Q?", DOCS[:1], "It is.")[-1]["content"]
     assert "End." not in first and "first sentence" in first and first.endswith("Answer:")
     assert "End." in later and later.endswith("Answer: It is.")
+
+
+def test_the_verifiers_judge_tokens_count_in_the_verify_component_and_the_answers_usage(tmp_path):
+    """An LLM judge's next-token calls report their tokens (the fake's: its prompt's words and one completion
+    token): the trace's ``verify`` component has them, and the run loop's usage of the answer is the sum of the
+    components, nothing left uncounted."""
+    import json
+
+    from vericite.judges.llm import LLMJudge
+    from vericite.models.fake import FakeBackend
+    from vericite.models.usage import UsageMeter, metered
+    from vericite.runs.loop import run_method
+
+    meter = UsageMeter()
+    judge_model = FakeBackend("judge", default="Yes")
+    m = method(metered(scripted([PARIS], cites={"Paris": "[1]"}), meter), judge=LLMJudge(metered(judge_model, meter)))
+    run_method(m, [sample()], tmp_path / "o", config={}, meter=meter, progress=False)
+    r = json.loads((tmp_path / "o" / "samples.jsonl").read_text().splitlines()[0])
+    n = judge_model.calls["next_token_logprobs"]
+    words = sum(len(str(x["content"]).split()) for p in judge_model.prompts for x in p)
+    assert n >= 1 and r["vtg"]["components"]["verify"] == {"prompt_tokens": words, "completion_tokens": n, "calls": n}
+    total = {k: sum(c.get(k, 0) for c in r["vtg"]["components"].values()) for k in ("prompt_tokens", "completion_tokens", "calls")}
+    assert r["usage"] == total and "uncounted_calls" not in r["usage"]
+    summary = json.loads((tmp_path / "o" / "manifest.json").read_text())["summary"]
+    assert summary["vtg"]["components"]["verify"] == r["vtg"]["components"]["verify"]
+    assert summary["tokens"] == {"prompt": total["prompt_tokens"], "completion": total["completion_tokens"]}

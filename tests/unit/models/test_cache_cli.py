@@ -42,10 +42,10 @@ def test_stats_counts_entries_per_model(cache_home):
     fill()
     r = cache_cmd("stats")
     assert r.exit_code == 0, r.output
-    assert f"call cache: {cache_home / 'calls.sqlite'}" in r.output and "entries: 6" in r.output
-    assert "fake:a        4  generate 3, next_token_logprobs 1" in r.output and "fake:b        2  generate 2" in r.output
+    assert f"call cache: {cache_home / 'calls.sqlite'}" in r.output and "entries: 7" in r.output
+    assert "fake:a        5  generate 3, next_token_logprobs 1, next_token_usage 1" in r.output and "fake:b        2  generate 2" in r.output
     s = json.loads(cache_cmd("stats", "--json").output)
-    assert s["entries"] == 6 and s["bytes"] > 0 and [(m["model"], m["entries"]) for m in s["models"]] == [("fake:a", 4), ("fake:b", 2)]
+    assert s["entries"] == 7 and s["bytes"] > 0 and [(m["model"], m["entries"]) for m in s["models"]] == [("fake:a", 5), ("fake:b", 2)]
     s = json.loads(cache_cmd("stats", "--json", "--model", "fake:b").output)
     assert [m["model"] for m in s["models"]] == ["fake:b"]
 
@@ -53,7 +53,7 @@ def test_stats_counts_entries_per_model(cache_home):
 def test_clear_one_model_then_all(cache_home):
     fill()
     r = cache_cmd("clear", "--model", "fake:a")
-    assert r.exit_code == 0 and "deleted 4 entries of model 'fake:a'" in r.output and "2 left" in r.output, r.output
+    assert r.exit_code == 0 and "deleted 5 entries of model 'fake:a'" in r.output and "2 left" in r.output, r.output
     s = json.loads(cache_cmd("stats", "--json").output)
     assert [(m["model"], m["entries"]) for m in s["models"]] == [("fake:b", 2)]
     # fake:b's answers are still hits, fake:a's are asked again
@@ -71,8 +71,8 @@ def test_clear_one_model_then_all(cache_home):
 def test_clear_of_an_unknown_model_says_which_models_there_are(cache_home):
     fill()
     r = cache_cmd("clear", "--model", "fake:c")
-    assert r.exit_code == 2 and "no entries of model 'fake:c'" in r.output and "fake:a (4), fake:b (2)" in r.output
-    assert json.loads(cache_cmd("stats", "--json").output)["entries"] == 6  # nothing deleted
+    assert r.exit_code == 2 and "no entries of model 'fake:c'" in r.output and "fake:a (5), fake:b (2)" in r.output
+    assert json.loads(cache_cmd("stats", "--json").output)["entries"] == 7  # nothing deleted
 
 
 def test_stats_of_no_cache_creates_nothing(cache_home):
@@ -93,7 +93,7 @@ def test_a_cache_from_before_models_were_recorded(cache_home):
     assert r.exit_code == 0 and "(not recorded)        1  generate 1" in r.output, r.output
     fill(1, 0)  # opening it for writing adds the column; old entries stay
     s = json.loads(cache_cmd("stats", "--json").output)
-    assert {m["model"]: m["entries"] for m in s["models"]} == {None: 1, "fake:a": 2}
+    assert {m["model"]: m["entries"] for m in s["models"]} == {None: 1, "fake:a": 3}  # a generate, a next-token entry and its usage
 
 
 def test_corrupt_cache_stats_is_one_line_and_clear_deletes_it(cache_home):

@@ -83,6 +83,24 @@ def test_next_token_logprobs_from_top_alternatives():
     assert body["max_tokens"] == 1 and body["top_logprobs"] == 20
 
 
+def test_next_token_usage_is_the_servers_and_unknown_when_it_reports_none():
+    from vericite.models.usage import UsageMeter, metered
+    from vericite.types import Usage
+
+    lps = [{"token": "Yes", "logprob": -0.2, "top_logprobs": [{"token": "Yes", "logprob": -0.2}]}]
+    with_usage = chat_response("Yes", lps)
+    with_usage["usage"] = {"prompt_tokens": 12, "completion_tokens": 1}
+    (row, usage), = backend(Script((200, with_usage))).next_token_logprobs_usage([MSG], ["Yes"])
+    assert row == {"Yes": -0.2} and usage == Usage(12, 1, 1)
+    bare = chat_response("Yes", lps)
+    del bare["usage"]  # a server that reports no usage: tokens unknown, not zero
+    b = backend(Script((200, bare)))
+    assert b.next_token_logprobs_usage([MSG], ["Yes"])[0][1] is None
+    meter = UsageMeter()
+    metered(b, meter).next_token_logprobs([MSG, MSG], ["Yes"])
+    assert meter.usage == Usage.unknown(2)
+
+
 def test_retries_on_5xx_and_429_then_succeeds():
     s = Script((503, {"error": "busy"}), (429, {"error": {"message": "slow down"}}, {"retry-after": "0"}), (200, chat_response()))
     b = backend(s, max_retries=3)

@@ -8,7 +8,7 @@ import threading
 from vericite.models.cache import CachedBackend, CallCache
 from vericite.models.fake import FakeBackend
 from vericite.models.usage import MeteredBackend, UsageMeter, metered
-from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, Tokenizer
+from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, NextTokenUsage, Tokenizer
 from vericite.types import Completion, GenParams, ModelIdentity, Usage
 
 from tests.support.backends import PlainBackend
@@ -36,7 +36,7 @@ def test_scoring_calls_are_counted_too():
     assert meter.since(before) == Usage(sum(len(c) for c in cont), 0, 2) == Usage(3, 0, 2)
     before = meter.usage
     b.next_token_logprobs([MSG, MSG, MSG], ["Yes", "No"])
-    assert meter.since(before) == Usage(0, 0, 3)
+    assert meter.since(before) == Usage(3 * 3, 3, 3)  # the fake's usage: the prompt's words, one completion token
     assert fake.calls == {"generate": 0, "logprobs": 1, "next_token_logprobs": 3, "continuation_logprobs": 1, "continuation_token_spans": 0}
     before = meter.usage
     assert b.tokenize("a b") == fake.tokenize("a b") and meter.usage == before  # not a model call
@@ -114,3 +114,88 @@ def test_a_plugin_backend_with_the_core_only_is_metered():
     b.generate([MSG] * 3, GenParams())
     b.logprobs(["a"])
     assert meter.usage == Usage(21 + 1, 6, 4)
+
+
+class _Silent:
+    """A next-token scorer that does not say what its calls cost (no ``next_token_logprobs_usage``)."""
+
+    def identity(self):
+        return ModelIdentity(name="silent", backend="test", model="silent")
+
+    def generate(self, prompts, params):
+        return [Completion(text="x") for _ in prompts]
+
+    def logprobs(self, texts):
+        return [[] for _ in texts]
+
+    def next_token_logprobs(self, prompts, candidates):
+        return [{c: -1.0 for c in candidates} for _ in prompts]
+
+
+def test_next_token_usage_is_counted_from_what_the_backend_reports():
+    meter = UsageMeter()
+    fake = FakeBackend(default="Yes it is")
+    b = MeteredBackend(fake, meter)
+    assert isinstance(b, NextTokenUsage)
+    rows = b.next_token_logprobs_usage([MSG, [{"role": "system", "content": "judge"}, {"role": "user", "content": "a b"}]], ["Yes", "No"])
+    assert [u for _, u in rows] == [Usage(3, 1, 1), Usage(1 + 2, 1, 1)]
+    assert [s for s, _ in rows] == fake.next_token_logprobs([MSG, [{"role": "system", "content": "judge"}, {"role": "user", "content": "a b"}]], ["Yes", "No"])
+    assert meter.usage == Usage(6, 2, 2) and meter.usage.to_dict() == {"prompt_tokens": 6, "completion_tokens": 2, "calls": 2}
+
+
+def test_a_scorer_that_reports_no_tokens_counts_as_tokens_unknown_never_zero_tokens():
+    meter = UsageMeter()
+    b = MeteredBackend(_Silent(), meter)
+    assert isinstance(b, NextTokenScorer) and not isinstance(b, NextTokenUsage) and not hasattr(b, "next_token_logprobs_usage")
+    b.next_token_logprobs([MSG, MSG], ["Yes"])
+    assert meter.usage == Usage(0, 0, 2, uncounted_calls=2)
+    assert meter.usage.to_dict() == {"prompt_tokens": 0, "completion_tokens": 0, "calls": 2, "uncounted_calls": 2}
+    b.generate([MSG], GenParams())
+    assert meter.usage.calls == 3 and meter.usage.uncounted_calls == 2  # a generate call reports its own
+    assert Usage.from_dict(meter.usage.to_dict()) == meter.usage
+
+
+def test_next_token_usage_through_the_cache_old_entries_read_as_unknown(tmp_path):
+    import sqlite3
+
+    cache = CallCache(tmp_path / "c.sqlite")
+    inner = FakeBackend(default="No")
+    first, second = UsageMeter(), UsageMeter()
+    fresh = MeteredBackend(CachedBackend(inner, cache), first).next_token_logprobs([MSG], ["Yes", "No"])
+    again = MeteredBackend(CachedBackend(inner, cache), second).next_token_logprobs([MSG], ["Yes", "No"])
+    assert fresh == again and inner.calls["next_token_logprobs"] == 1
+    assert first.usage == second.usage == Usage(3, 1, 1)  # a hit counts with the usage first reported
+    # the log-probabilities' entry keeps the value it always had: an older vericite reads it unchanged
+    con = sqlite3.connect(tmp_path / "c.sqlite")
+    rows = dict(con.execute("SELECT kind, value FROM calls").fetchall())
+    assert set(rows) == {"next_token_logprobs", "next_token_usage"}
+    import json
+
+    assert json.loads(rows["next_token_logprobs"]) == fresh[0]
+    # an entry written before usage was stored (no usage entry): tokens unknown, the scores still a hit
+    con.execute("DELETE FROM calls WHERE kind = 'next_token_usage'")
+    con.commit()
+    con.close()
+    third = UsageMeter()
+    cached = CachedBackend(inner, CallCache(tmp_path / "c.sqlite"))
+    rows3 = MeteredBackend(cached, third).next_token_logprobs_usage([MSG], ["Yes", "No"])
+    assert rows3 == [(fresh[0], None)] and inner.calls["next_token_logprobs"] == 1
+    assert third.usage == Usage.unknown(1) and cached.cache.hits == 1 and cached.cache.misses == 0
+
+
+def test_a_cache_over_a_scorer_without_usage_has_no_usage_capability(tmp_path):
+    cached = CachedBackend(_Silent(), CallCache(tmp_path / "c.sqlite"))
+    assert isinstance(cached, NextTokenScorer) and not isinstance(cached, NextTokenUsage)
+    meter = UsageMeter()
+    MeteredBackend(cached, meter).next_token_logprobs([MSG], ["Yes"])
+    MeteredBackend(cached, meter).next_token_logprobs([MSG], ["Yes"])
+    assert meter.usage == Usage.unknown(2)
+
+
+def test_generate_says_when_some_calls_tokens_are_unknown(capsys):
+    from vericite.cli.generate import print_summary
+
+    print_summary({"summary": {"n_done": 1, "tokens": {"prompt": 5, "completion": 2, "uncounted_calls": 3}}}, "o")
+    assert "tokens: 5 prompt + 2 completion (and 3 calls of unknown tokens: a lower bound)" in capsys.readouterr().out
+    print_summary({"summary": {"n_done": 1, "tokens": {"prompt": 5, "completion": 2}}}, "o")
+    assert "unknown" not in capsys.readouterr().out

@@ -424,3 +424,16 @@ def test_a_family_s_per_answer_shares_are_one_stacked_bar_with_its_legend():
     assert shares_html("alce", {"citation_recall": 1.0}) == ""  # a family without shares draws none
     page = sample_html(1, {"id": "a", "question": "q", "output": "x", "scores": {"attribution": entry, "citations": 1}})
     assert 'class="share-bar"' in page and '<span class="sub">attribution of 4' in page
+
+
+def test_tokens_section_shows_each_judging_model_and_unknown_token_calls():
+    from vericite.report.sections import tokens_section
+
+    results = {"tokens": {"prompt": 10, "completion": 2, "uncounted_calls": 3}, "counts": {"samples": 2},
+               "judge_usage": {"smollm2-135m": {"prompt_tokens": 1093, "completion_tokens": 6, "calls": 6, "uncounted_calls": 1}}}
+    html = tokens_section(results, (0, 0), 2)
+    assert "calls of unknown tokens" in html and "lower bound" in html
+    assert "judging: smollm2-135m" in html and "1,093 + 6 in 6 calls, 1 of unknown tokens" in html
+    assert "judge_usage" in html
+    plain = tokens_section({"tokens": {"prompt": 10, "completion": 2}, "judge_usage": {}}, (0, 0), 2)
+    assert "judging" not in plain and "unknown" not in plain

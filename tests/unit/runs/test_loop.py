@@ -73,10 +73,10 @@ def test_a_method_with_many_calls_per_sample_gets_each_call_counted(tmp_path, ma
     manifest = generate_run(cfg, tmp_path / "r", samples=make_samples(), backend=backend, progress=False)
     recs = records_of(tmp_path / "r")
     # generate: prompt = the question's words (4) / "revise: " + draft (4); 3 words out each; logprobs: the
-    # draft's 3 tokens; next-token scoring: the call only
-    assert [r["usage"] for r in recs] == [{"prompt_tokens": 4 + 3 + 4, "completion_tokens": 6, "calls": 4}] * 2
+    # draft's 3 tokens; next-token scoring: the draft's 3 words and the one token read
+    assert [r["usage"] for r in recs] == [{"prompt_tokens": 4 + 3 + 4 + 3, "completion_tokens": 6 + 1, "calls": 4}] * 2
     assert backend.n_calls == 2 * 4
-    assert manifest["summary"]["tokens"] == {"prompt": 22, "completion": 12}
+    assert manifest["summary"]["tokens"] == {"prompt": 28, "completion": 14}
     assert manifest["method"] == "many-calls@1" and manifest["config"]["method"] == "many-calls"
     # the loop's summary has nothing of KaLMA's when the method does not summarise
     assert set(manifest["summary"]) == {"n_samples", "n_done", "unanswered", "failed_calls", "tokens"}
@@ -88,7 +88,7 @@ def test_models_a_method_loads_itself_are_metered_too(tmp_path, many_calls, monk
     loaded = FakeBackend(default="a b")
     monkeypatch.setattr(vericite.models, "load_model", lambda name, **kw: loaded)
     generate_run(GenerateConfig(dataset="x", model="fake", method="many-calls"), tmp_path / "r", samples=make_samples()[:1], progress=False)
-    assert records_of(tmp_path / "r")[0]["usage"] == {"prompt_tokens": 4 + 2 + 3, "completion_tokens": 4, "calls": 4}
+    assert records_of(tmp_path / "r")[0]["usage"] == {"prompt_tokens": 4 + 2 + 3 + 2, "completion_tokens": 4 + 1, "calls": 4}
 
 
 def test_failed_samples_are_the_loops_and_resume_retries_them(tmp_path, many_calls):

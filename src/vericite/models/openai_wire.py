@@ -1,0 +1,55 @@
+"""The wire format of OpenAI-compatible servers, read: top log-probabilities of a chat completion, and error
+messages made into one short printable line (``openai_compat``'s helpers)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import httpx
+
+from ..printable import printable
+
+
+def _top_logprobs(lp: Any) -> list[dict[str, float]] | None:
+    """OpenAI chat format: logprobs.content[i].top_logprobs[j] = {token, logprob}."""
+    if not isinstance(lp, dict) or not isinstance(lp.get("content"), list):
+        return None
+    out = []
+    for step in lp["content"]:
+        alts: dict[str, float] = {}
+        for alt in step.get("top_logprobs") or []:
+            tok, val = alt.get("token"), alt.get("logprob")
+            if tok is not None and val is not None and tok not in alts:
+                alts[str(tok)] = float(val)
+        if not alts and step.get("token") is not None and step.get("logprob") is not None:
+            alts[str(step["token"])] = float(step["logprob"])
+        out.append(alts)
+    return out
+
+
+def _logsumexp(vals: list[float]) -> float:
+    m = max(vals)
+    if m == -math.inf:
+        return m
+    return m + math.log(sum(math.exp(v - m) for v in vals))
+
+
+def _error_message(r: httpx.Response) -> str:
+    try:
+        data = r.json()
+    except ValueError:
+        return _snippet(r.text) or r.reason_phrase
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict) and err.get("message"):
+        return _snippet(str(err["message"]))
+    if isinstance(err, str):
+        return _snippet(err)
+    if isinstance(data, dict) and data.get("detail"):
+        return _snippet(str(data["detail"]))
+    return _snippet(r.text)
+
+
+def _snippet(text: str, n: int = 200) -> str:
+    one = " ".join(printable(text).split())
+    return one if len(one) <= n else one[: n - 1] + "…"
