@@ -117,33 +117,31 @@ def test_run_results_keys(doc, tmp_path, monkeypatch):
     check(doc["counts"], set(res["counts"]), "run counts")
 
 
-def test_judge_eval_results_keys(doc, tmp_path):
-    from vericite.judges.llm import LLMJudge
-    from vericite.judges.meta import run_judge_eval
-    from vericite.judges.triple import TripleJudge
-    from vericite.models.fake import FakeBackend
+def judge_eval(*args: object) -> dict:
+    """``vericite judge-eval ARGS`` through the command (which adds ``judge_usage``); its results.json."""
+    r = CliRunner().invoke(cli, ["judge-eval", *map(str, args), "-q"])
+    assert r.exit_code == 0, r.output
+    return json.loads((Path(str(args[list(args).index("--out") + 1])) / "results.json").read_text())
 
+
+def test_judge_eval_results_keys(doc, tmp_path):
     rows = [("Born in Rome.", "place of birth: Rome", "supports"), ("Born in Paris.", "place of birth: Rome", "refutes")]
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps({"evidence": e, "claim": c, "label": g}) + "\n" for e, c, g in rows), encoding="utf-8")
-    res = run_judge_eval(TripleJudge(), data, tmp_path / "t")
-    check(doc["judge-eval"], set(json.loads((tmp_path / "t" / "results.json").read_text())), "judge-eval results.json")
+    res = judge_eval("--judge", "triple", "--data", data, "--out", tmp_path / "t")
+    check(doc["judge-eval"], set(res), "judge-eval results.json")
     assert set(res["ci"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval", "ci")]))
     assert set(res["confusion"]["supports"]) == set(re.findall(r"`(\w+)`", WHAT[("judge-eval", "confusion")])) - set(res["confusion"])
-    run_judge_eval(LLMJudge(FakeBackend()), data, tmp_path / "l")
-    check(doc["judge-eval"], set(json.loads((tmp_path / "l" / "results.json").read_text())), "judge-eval results.json (LLM judge)",
-          conditions=("LLM judges",))
+    res = judge_eval("--judge", "llm:fake", "--data", data, "--out", tmp_path / "l")
+    check(doc["judge-eval"], set(res), "judge-eval results.json (LLM judge)", conditions=("LLM judges",))
+    assert set(res["judge_usage"]["fake"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval", "judge_usage")])) - {"uncounted_calls", "model"}
 
 
 def test_judge_eval_alce_results_keys(doc, tmp_path):
     from tests.support.alce_human import MINI, write_mini, write_table
-    from vericite.judges.meta_alce import read_alce_human, run_alce_human_eval
-    from vericite.judges.table import TableJudge
 
-    f = read_alce_human(write_mini(tmp_path))
-    res = run_alce_human_eval(TableJudge(write_table(tmp_path / "t.jsonl", MINI)), f, tmp_path / "a", resamples=20)
-    written = json.loads((tmp_path / "a" / "results.json").read_text())
-    check(doc["judge-eval-alce"], set(written), "judge-eval --task alce-human results.json")
+    res = judge_eval("--task", "alce-human", "--judge", f"table:{write_table(tmp_path / 't.jsonl', MINI)}", "--data", write_mini(tmp_path), "--out", tmp_path / "a")
+    check(doc["judge-eval-alce"], set(res), "judge-eval --task alce-human results.json")
     assert set(res["ci"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval-alce", "ci")]))
     assert set(res["config"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval-alce", "config")]))
     assert set(res["counts"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval-alce", "counts")]))

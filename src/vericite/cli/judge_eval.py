@@ -147,7 +147,10 @@ def judge_eval(
     pairs = load_pairs(data_path, limit)
     from ..models import model_options
 
-    judge = load_judge(judge_spec, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    from .judge_eval_usage import UsageCounter, add_to_results
+
+    counter = UsageCounter(model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    judge = load_judge(judge_spec, ctx=counter.ctx)
     judge = pooled(judge)
     from ..protocols import Judge
 
@@ -159,7 +162,9 @@ def judge_eval(
 
     with progress_bar(len(pairs), f"judging with {judge.id}", enabled=progress and not quiet) as advance:
         figures = run_judge_eval(judge, data_path, out_dir, limit, batch_size, progress=advance, pairs=pairs)
-    print_judge_eval(figures, out_dir, fmt)
+    used = counter.fields(judge)
+    add_to_results(out_dir, used)
+    print_judge_eval({**figures, **used}, out_dir, fmt)
 
 
 def unparseable_why(figures: dict[str, Any]) -> str | None:
@@ -176,6 +181,10 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
     rows = judge_eval_rows(figures)
     wrote = f"wrote {Path(out_dir) / 'results.json'} and {Path(out_dir) / 'judgements.jsonl'}"
     notes = [f"skipped line {bad['line']}: {printable(bad['reason'])}" for bad in figures["bad_line_examples"]]
+    if "judge_usage" in figures:
+        from .judge_eval_usage import usage_line
+
+        notes.append(usage_line(figures))
     if fmt == "json":
         echo_json(
             {

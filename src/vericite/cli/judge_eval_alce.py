@@ -48,7 +48,11 @@ def print_alce_human(results: Mapping[str, Any], out_dir: Path, fmt: str) -> Non
     from ..judges.meta_alce_figures import comparison_rows
 
     c = results["counts"]
+    from .judge_eval_usage import usage_line
+
     wrote = f"wrote {Path(out_dir) / 'results.json'}, items.jsonl and judgements.jsonl"
+    if "judge_usage" in results:
+        wrote = usage_line(results) + "\n" + wrote
     scopes: list[str | None] = [None, *sorted(results.get("datasets") or {})]
     left_out = f"{c['sentences_without_citations']} of {c['sentences']} sentences have no citation and are left out"
     if fmt == "json":
@@ -116,11 +120,16 @@ def judge_eval_alce(
     from ..progress import progress_bar
     from ..protocols import Judge
 
+    from .judge_eval_usage import UsageCounter, add_to_results
+
     f = read_alce_human(data if data is not None else default_file(), limit)
-    judge = wrap(load_judge(judge_spec, **model_opts))  # --ray: its judging on actors
+    counter = UsageCounter(model_opts)
+    judge = wrap(load_judge(judge_spec, ctx=counter.ctx))  # --ray: its judging on actors
     if not isinstance(judge, Judge):
         raise VericiteError(f"{judge_spec!r} did not build a judge")
     check_judge_fits(judge, [(p.evidence, p.claim, "supports") for p in f.pairs()], f.path)
     with progress_bar(len(f.pairs()), f"judging with {judge.id}", enabled=show_progress) as advance:
         results = run_alce_human_eval(judge, f, out_dir, batch_size, progress=advance, resume=resume)
-    print_alce_human(results, out_dir, fmt)
+    used = counter.fields(judge, resumed=int(results.get("resumed_pairs") or 0))
+    add_to_results(out_dir, used)
+    print_alce_human({**results, **used}, out_dir, fmt)

@@ -52,12 +52,15 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
         from ..judges.meta_figures import judge_identity
         from ..progress import progress_bar
 
-        judge = wrap(load_judge(judge_spec, **model_opts))
+        from .judge_eval_usage import UsageCounter
+
+        counter = UsageCounter(model_opts)
+        judge = wrap(load_judge(judge_spec, ctx=counter.ctx))
         with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
             scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance, out=out_dir, resume=resume)
         results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data),
                    "split": split, "limit": limit, "bad_lines": items.bad_lines, "unknown_labels": items.unknown_labels,
-                   "other_split": items.other_split, **timing}
+                   "other_split": items.other_split, **timing, **counter.fields(judge, resumed=timing["resumed_pairs"])}
         results["data_modes"] = sorted({str((it.get("meta") or {}).get("verbalisation")) for it in items.items})
     results["figures"] = M.score(scored)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -109,5 +112,9 @@ def print_caqa(results: Mapping[str, Any], out_dir: Path, fmt: str) -> None:
         extra.append(f"resumed: {results['resumed_pairs']} judgements kept from an earlier run")
     if f.get("n_human"):
         extra.append(f"Cohen's kappa, dataset labels vs human_label: {_num(f['cohen_kappa'])} (n {f['n_human']})")
+    if "judge_usage" in results:
+        from .judge_eval_usage import usage_line
+
+        extra.append(usage_line(results))
     for line in extra + notes + [wrote]:
         click.echo(line)
