@@ -175,6 +175,10 @@ def test_cli_identical_runs_table_and_markdown(runs):
     assert lines[0].startswith("| metric | A | B | B − A |")
     row = next(x for x in lines if x.startswith("| citation_correctness "))
     assert row.split(" | ")[3:6] == ["+0.000", "[0.000, 0.000]", "1.000"]
+    # KaLMA runs without G-Eval or a four-class judge: those metrics are two lines under the table, not nine rows
+    assert "- not computed in A and B: geval_coherence, geval_consistency, geval_fluency, geval_relevance (no G-Eval scores (--geval-model))" in lines
+    assert sum(x.startswith("- not computed in A and B: attribution_supportive, ") for x in lines) == 1
+    assert not [x for x in lines if x.startswith(("| geval_", "| attribution_"))]
 
 
 def test_different_judge_is_allowed_and_listed(runs, tmp_path):

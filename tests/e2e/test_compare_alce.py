@@ -196,9 +196,23 @@ def test_same_questions_pairs_runs_answered_from_other_passages(tmp_path):
     r = compare(a, b, "--same-questions", "--out", out)
     assert r.exit_code == 0, r.output
     assert "--same-questions: paired by id and question; the passages differ in 3 of them" in r.output
+    # the metrics neither run computed, for one reason, are one line under the table (five attribution_* rows said
+    # nothing on every ALCE comparison), in the terminal and in markdown; compare.json keeps them as they were
+    four = "attribution_supportive, attribution_insufficient, attribution_contradictory, attribution_irrelevant, attribution_unparseable"
+    folded = f"not computed in A and B: {four} (no four-class judge (--attribution-judge"
+    qa = "not computed in A and B: qa_em, qa_f1, qa_hit (no <metric> score in samples.jsonl (ALCE's QA model runs only when asked"
+    assert r.output.count(folded) == 1 and r.output.count(qa) == 1 and "n/c" not in r.output
+    assert not [x for x in r.output.splitlines() if x.strip().startswith(("attribution_", "qa_"))]
+    md = compare(a, b, "--same-questions", "--format", "markdown")
+    assert md.exit_code == 0, md.output
+    assert "- 6 paired samples (--same-questions: paired by id and question; the passages differ in 3 of them)" in md.output
+    assert f"- {folded}" in md.output and f"- {qa}" in md.output
+    assert "| alce_citation_recall |" in md.output and "| attribution_" not in md.output and "| qa_em" not in md.output
     cmp = json.loads((out / "compare.json").read_text())
     assert cmp["samples"]["same_questions"] is True and cmp["samples"]["evidence"] == "passages" and cmp["samples"]["evidence_differs"] == 3
     assert cmp["metrics"]["alce_citation_recall"]["diff"] is not None
+    assert cmp["metrics"]["attribution_supportive"]["reason"].startswith("not computed in A and B: no four-class judge")
+    assert cmp["metrics"]["qa_f1"]["reason"].startswith("not computed in A and B: no qa_f1 score in samples.jsonl")
     rows = [json.loads(x) for x in (out / "compare_samples.jsonl").read_text().splitlines()]
     assert [row["evidence_differs"] for row in rows] == [False, True, False, True, False, True]
     # each answer's citations were judged against the passages it was given: the values are each run's own

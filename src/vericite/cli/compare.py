@@ -4,6 +4,7 @@ difference, its bootstrap CI and a permutation p-value (vericite.runs.compare; d
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -20,10 +21,39 @@ def _ci(ci: Any) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
 
 
-def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, str, str]]:
-    """(metric, A, B, B-A, CI, p, n A/B, verdict or reason) per metric, as text."""
-    out = []
+#: a metric neither run computed, for the same reason in both: one line under the table, not a row (five
+#: attribution_* rows on every comparison of runs without a four-class judge said nothing each)
+BOTH = "not computed in A and B: "
+
+
+def _folded(cmp: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The metrics not computed in A and B, by their reason (in the order of the metrics); a reason that names its
+    metric ("no qa_em score in samples.jsonl") is grouped with the others' as "no <metric> score ..."."""
+    out: dict[str, list[str]] = {}
     for name, m in cmp["metrics"].items():
+        reason = m.get("reason") or ""
+        if m.get("diff") is None and reason.startswith(BOTH):
+            out.setdefault(re.sub(rf"\b{re.escape(name)}\b", "<metric>", reason[len(BOTH):], count=1), []).append(name)
+    return out
+
+
+def _folded_lines(cmp: Mapping[str, Any]) -> list[str]:
+    """"not computed in A and B: m1, m2 (reason)", one line per reason."""
+    lines = []
+    for reason, names in _folded(cmp).items():
+        why = reason.replace("<metric>", names[0], 1) if len(names) == 1 else reason
+        lines.append(f"{BOTH}{', '.join(names)} ({why})")
+    return lines
+
+
+def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, str, str]]:
+    """(metric, A, B, B-A, CI, p, n A/B, verdict or reason) per metric, as text; the metrics neither run computed
+    for one reason are left to :func:`_folded_lines`."""
+    out = []
+    folded = {name for names in _folded(cmp).values() for name in names}
+    for name, m in cmp["metrics"].items():
+        if name in folded:
+            continue
         n = f"{m['n_a']}/{m['n_b']}"
         if m.get("diff") is None:
             out.append((name, "—", "—", "—", "", "", n, m.get("reason") or ""))
@@ -55,7 +85,7 @@ def format_markdown(cmp: Mapping[str, Any]) -> str:
 
     head = "| metric | A | B | B − A | 95% CI | p | n (A/B) | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n"
     body = "".join("| " + " | ".join(cell(c) for c in r) + " |\n" for r in _rows(cmp))
-    notes = "".join(f"- {cell(line)}\n" for line in _notes(cmp))
+    notes = "".join(f"- {cell(line)}\n" for line in [*_notes(cmp), *_folded_lines(cmp)])
     return head + body + "\n" + notes
 
 
@@ -78,8 +108,8 @@ def print_table(cmp: Mapping[str, Any]) -> None:
         else:
             table.add_row(*map(escape, (name, a, b, d, ci, p)), f"[bold]{verdict[0]}[/bold]" if verdict.endswith("better") else "—")
     console.print(table)
-    verdicts = "better: the better run where the CI excludes 0 and p < 0.05, else —; n/c: not computed, because:"
-    for line in [*_notes(cmp), verdicts, *reasons]:
+    verdicts = "better: the better run where the CI excludes 0 and p < 0.05, else —" + ("; n/c: not computed, because:" if reasons else "")
+    for line in [*_notes(cmp), verdicts, *reasons, *_folded_lines(cmp)]:
         console.print(escape(line), highlight=False, soft_wrap=True)
 
 
