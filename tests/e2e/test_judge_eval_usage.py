@@ -25,6 +25,13 @@ def run(*args):
     return r
 
 
+def stdout_json(*args):
+    """--json's stdout carries the same judge_usage as results.json."""
+    r = CliRunner().invoke(cli, ["judge-eval", *map(str, args), "-q", "--no-cache", "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
 def results(out):
     return json.loads((out / "results.json").read_text())
 
@@ -48,6 +55,7 @@ def test_pairs_reports_the_fake_models_tokens(tmp_path):
     # the count is the fake's own report of each prompt, not a guess: the same prompts judged again cost the same
     again = run("--judge", "llm:fake", "--data", data, "--out", tmp_path / "o2", "--batch-size", "1")
     assert results(tmp_path / "o2")["judge_usage"] == res["judge_usage"] and again.output.count("judge tokens") == 1
+    assert stdout_json("--judge", "llm:fake", "--data", data, "--out", tmp_path / "o3")["judge_usage"] == res["judge_usage"]
 
 
 def test_a_judge_without_a_model_reports_none(tmp_path):
@@ -93,6 +101,7 @@ def test_alce_human_reports_the_fake_models_tokens(tmp_path):
     n = res["counts"]["distinct_pairs"]
     assert res["judge_usage"]["fake"]["calls"] == n and res["judge_usage"]["fake"]["completion_tokens"] == n
     assert res["judge_usage"]["fake"]["prompt_tokens"] > 0 and res["judge_usage_note"] == ""
+    assert stdout_json("--task", "alce-human", "--judge", "llm:fake", "--data", data, "--out", tmp_path / "o2")["judge_usage"] == res["judge_usage"]
     # --resume over a finished run: every judgement kept, none asked, and the note says the kept ones are not counted
     r = run("--task", "alce-human", "--judge", "llm:fake", "--data", data, "--out", tmp_path / "o", "--resume")
     again = results(tmp_path / "o")
@@ -109,6 +118,7 @@ def test_caqa_reports_the_fake_models_tokens_and_resume_counts_this_process_only
     used = whole["judge_usage"]["fake"]
     assert used["calls"] >= n and used["prompt_tokens"] > 0 and whole["judge_usage_note"] == ""
     assert "judge tokens: fake:" in r.output
+    assert stdout_json(*base, "--out", tmp_path / "j")["judge_usage"] == whole["judge_usage"]
     # an interrupted run kept the first 10 judgements: --resume asks only the rest, and counts only those calls
     cut = tmp_path / "cut"
     cut.mkdir()

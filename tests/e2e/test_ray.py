@@ -137,6 +137,25 @@ def test_judge_eval_tasks_caqa_and_alce_human_judge_on_ray(tmp_path, ray_local):
         assert (tmp_path / f"{name}-ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2, name  # two actors' parts
 
 
+def test_judge_eval_on_ray_reports_the_workers_judge_usage(tmp_path, ray_local):
+    """judge-eval's judge_usage with --ray is what the workers' model calls cost: the local run's, on every task."""
+    from tests.support.caqa import write_pool
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"evidence": f"P{i} works as job{i}.", "claim": f"P{i} is a job{i}.", "label": "supports"}) + "\n" for i in range(12)))
+    data = tmp_path / "caqa.jsonl"
+    invoke(["build", "caqa", "--pool", str(write_pool(tmp_path)), "--n", "16", "--verbalise", "template", "--out", str(data), "-q"])
+    for name, common in (
+        ("pairs", ["judge-eval", "--judge", "llm:fake", "--data", str(pairs), "--batch-size", "4", "-q"]),
+        ("caqa", ["judge-eval", "--task", "caqa", "--judge", "llm4:fake", "--data", str(data), "--batch-size", "4", "-q"]),
+    ):
+        invoke([*common, "--out", str(tmp_path / f"{name}-local")])
+        invoke([*common, "--out", str(tmp_path / f"{name}-ray"), "--ray", "auto", "--workers", "2"])
+        local, ray = (json.loads((tmp_path / f"{name}-{d}" / "results.json").read_text()) for d in ("local", "ray"))
+        assert local["judge_usage"]["fake"]["calls"] > 0 and ray["judge_usage"] == local["judge_usage"], name
+        assert ray["judge_usage_note"] == "", name
+
+
 def test_workers_without_ray_is_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["evaluate", "-i", str(write_answers(tmp_path / "a.jsonl", 2)), "-o", str(tmp_path / "o"), "--workers", "2"])
     assert r.exit_code != 0 and "--workers needs --ray" in r.output and "Traceback" not in r.output

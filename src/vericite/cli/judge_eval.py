@@ -195,6 +195,7 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
                 "confusion": figures.get("confusion"),
                 "data_fit": figures.get("data_fit"),
                 "bad_lines": figures.get("bad_lines"),
+                **{k: figures[k] for k in ("judge_usage", "judge_usage_note") if k in figures},
             }
         )
         for line in notes + [wrote]:

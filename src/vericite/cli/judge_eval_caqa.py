@@ -90,7 +90,8 @@ def print_caqa(results: Mapping[str, Any], out_dir: Path, fmt: str) -> None:
     if fmt == "json":
         echo_json({"kind": "judge-eval", "task": "caqa", "judge": results.get("judge"), "n": f["n"],
                    "metrics": rows(results), "cohen_kappa": f.get("cohen_kappa"), "confusion": f["confusion"],
-                   "pairs_per_second": results.get("pairs_per_second")})
+                   "pairs_per_second": results.get("pairs_per_second"),
+                   **{k: results[k] for k in ("judge_usage", "judge_usage_note") if k in results}})
         for line in notes + [wrote]:
             click.echo(line, err=True)
         return
