@@ -68,7 +68,20 @@ def judge_block(results: Mapping[str, Any]) -> str:
     else:
         rows.append(("model", NOT_RECORDED))
     rows.append(("threshold", fmt(results.get("threshold"), 2) if results.get("threshold") is not None else NOT_RECORDED))
+    if isinstance(results.get("judge_usage"), Mapping):  # written since judge-eval counts its judge's tokens
+        rows.append(("judge tokens", _usage_html(results["judge_usage"], results.get("judge_usage_note"))))
     return "<h3>The judge</h3>" + _kv_table(rows, "kv judge-identity")
+
+
+def _usage_html(usage: Mapping[str, Any], note: Any) -> str:
+    """results.json's ``judge_usage`` (per model name) and ``judge_usage_note``, as one cell."""
+    parts = []
+    for name, u in usage.items():
+        u = u if isinstance(u, Mapping) else {}
+        unknown = f" ({fmt(u['uncounted_calls'])} of unknown tokens)" if u.get("uncounted_calls") else ""
+        parts.append(f"{esc(name)}: {fmt(u.get('prompt_tokens'))} prompt + {fmt(u.get('completion_tokens'))} completion tokens in {fmt(u.get('calls'))} calls{unknown}")
+    text = "; ".join(parts) if parts else '<span class="muted">none (no language model called)</span>'
+    return text + (f'<br><span class="muted">{esc(note)}</span>' if note else "")
 
 
 def figures_block(results: Mapping[str, Any]) -> str:

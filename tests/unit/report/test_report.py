@@ -297,6 +297,35 @@ def test_judge_eval_folder_gets_its_own_page(tmp_path):
 
 
 
+def test_judge_eval_page_shows_the_judges_tokens(tmp_path):
+    """judge-eval's judge_usage (per model name, calls of unknown tokens, the note) is a row of the judge's table;
+    a file written before it has no such row."""
+    from vericite.judges.meta import run_judge_eval
+    from vericite.judges.triple import TripleJudge
+
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(json.dumps({"evidence": "Born in Rome.", "claim": "place of birth: Rome", "label": "supports"}) + "\n", encoding="utf-8")
+    cli = __import__("vericite.cli.main", fromlist=["cli"]).cli
+
+    def identity_rows(run):
+        assert CliRunner().invoke(cli, ["report", str(run)]).exit_code == 0
+        dom = Dom((run / "report.html").read_text(encoding="utf-8"))
+        return {tr.children[0].all_text(): tr.children[1].all_text() for tr in dom.find_all("table", cls="judge-identity")[0].iter() if tr.tag == "tr"}
+
+    run_judge_eval(TripleJudge(), data, tmp_path / "old")
+    assert "judge tokens" not in identity_rows(tmp_path / "old")
+    run_judge_eval(TripleJudge(), data, tmp_path / "j")
+    res = json.loads((tmp_path / "j" / "results.json").read_text())
+    res.update(judge_usage={"m<b>": {"prompt_tokens": 1200, "completion_tokens": 3, "calls": 3, "uncounted_calls": 1}},
+               judge_usage_note="this process's calls only: the 2 judgements kept by --resume from an earlier run are not counted")
+    (tmp_path / "j" / "results.json").write_text(json.dumps(res))
+    row = identity_rows(tmp_path / "j")["judge tokens"]
+    assert row.startswith("m<b>: 1,200 prompt + 3 completion tokens in 3 calls (1 of unknown tokens)") and "2 judgements kept by --resume" in row
+    res["judge_usage"], res["judge_usage_note"] = {}, ""
+    (tmp_path / "j" / "results.json").write_text(json.dumps(res))
+    assert identity_rows(tmp_path / "j")["judge tokens"] == "none (no language model called)"
+
+
 def test_odd_entries_do_not_break_the_page(tmp_path):
     run = tmp_path / "odd"
     run.mkdir()
