@@ -1,7 +1,9 @@
-"""Where vericite keeps things: the cache (built wheels, assembled models, call cache) and the shared data."""
+"""Where vericite keeps things: the cache (built wheels, assembled models, call cache) and the shared data; and
+a file's sha256 (``file_sha256``), how a file's identity is recorded everywhere."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -59,3 +61,13 @@ def shared_data_dir(required: bool = True) -> Path | None:
 
 def package_data(name: str) -> Path:
     return Path(__file__).resolve().parent / "data" / name
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks (``models.provision.file_sha256`` remembers it for
+    large model files)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from .. import jsonl
 from ..errors import VericiteError
+from ..paths import file_sha256
 
 NAME = ".evaluate-answers.jsonl"
 #: with --no-cache, the evaluation's own model calls (G-Eval's, CONNER's LM, an LLM judge's), kept for --resume
@@ -42,14 +43,6 @@ SYNC_EVERY_S = 1.0
 OPERATIONAL = frozenset({"threads", "cache", "timeout", "request_retries"})
 #: settings of the corpus numbers only (the bootstrap), computed at the end: a resumed evaluation may change them too
 CORPUS_ONLY = frozenset({"resamples", "seed"})
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any] | None = None, *, corpus: bool = False) -> dict[str, Any]:

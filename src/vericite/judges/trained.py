@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import ModelUnavailableError, VericiteError
+from ..paths import file_sha256
 from ..types import JudgePair, Judgement
 
 CARD = "caqa_judge.json"
@@ -32,16 +33,6 @@ def pair_text(question: str | None, answer: str, first: str = "question+answer")
     if first == "answer":
         return answer
     return f"{question} {answer}".strip() if question else answer
-
-
-def file_sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class TrainedCaqaJudge:

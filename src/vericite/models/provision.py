@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Callable, ContextManager, Iterator
 
 from ..errors import ModelUnavailableError, VericiteError
 from ..paths import cache_dir, os_reason
+from ..paths import file_sha256 as _hash_file
 
 CHUNK = 1 << 20  # read/hash granularity
 
@@ -167,11 +168,7 @@ def file_sha256(path: str | os.PathLike[str], *, use_cache: bool = True) -> str:
         hit = _read_hash_db().get(key)
         if hit and hit.get("size") == size and hit.get("mtime_ns") == mtime:
             return str(hit["sha256"])
-    h = hashlib.sha256()
-    with open(p, "rb") as f:
-        for block in iter(lambda: f.read(CHUNK), b""):
-            h.update(block)
-    digest = h.hexdigest()
+    digest = _hash_file(p)
     if use_cache:
         _remember_hash(p, digest)
     return digest

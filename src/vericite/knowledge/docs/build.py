@@ -29,6 +29,7 @@ import numpy as np
 from ... import __version__
 from ...jsonl import write_json_atomic, write_jsonl_atomic
 from ...outputs import PathLock
+from ...paths import file_sha256
 from ...progress import progress_bar
 from ...types import Passage
 from . import bm25 as bm25_part
@@ -63,14 +64,6 @@ class BuildResult:
     report: CorpusReport | None = None
     resumed: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def expand(retrievers: Iterable[str]) -> list[str]:
