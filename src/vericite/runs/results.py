@@ -98,7 +98,8 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
 def answer_checkpoint(out: Path, cfg: Any, task: str, answers: Path, *, resume: bool, **extra: Any) -> Any:
     """The per-answer checkpoint of an evaluation into ``out`` of the answers in ``answers`` (``evaluate/checkpoint.py``):
     with ``resume`` the one there, when it records the same evaluation (else one line saying what differs)."""
-    from ..evaluate.checkpoint import AnswerCheckpoint, file_sha256, fingerprint
+    from ..evaluate.checkpoint import AnswerCheckpoint, fingerprint
+    from ..paths import file_sha256
 
     return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume)
 

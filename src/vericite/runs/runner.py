@@ -161,7 +161,8 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: str, judge: Any, resum
     answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
     evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level
     whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise."""
-    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, file_sha256, fingerprint
+    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint
+    from ..paths import file_sha256
     from ..jsonl import read_appended
     from ..metrics.judging import judge_id
 
