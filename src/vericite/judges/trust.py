@@ -15,15 +15,18 @@ ALIGNMENT_TASK = "kalma-alignment"
 ALCE_HUMAN_TASK = "alce-human"
 
 
+def num(x: Any) -> str:
+    """A figure to three decimals, else "n/a"."""
+    return f"{x:.3f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "n/a"
+
+
 def trust_words(meas: dict[str, Any] | None) -> str:
     """A measurement in one line: balanced accuracy, ROC AUC and what it was measured on; for ALCE's human labels,
     Cohen's kappa beside ALCE's own judge's ("recall κ 0.320 (ALCE's TRUE T5-11B: κ 0.578)")."""
+    if meas and meas.get("balanced_accuracy") is None and meas.get("micro_f1") is not None:
+        return four_class_words(meas)
     if not meas or meas.get("balanced_accuracy") is None:
         return (meas or {}).get("note", "accuracy not measured")
-
-    def num(x: Any) -> str:
-        return f"{x:.3f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "n/a"
-
     if meas.get("task") == ALCE_HUMAN_TASK:
         ref = meas.get("reference") or {}
         text = (
@@ -34,6 +37,16 @@ def trust_words(meas: dict[str, Any] | None) -> str:
             text += f" (ALCE's {ref.get('judge', 'TRUE T5-11B')} on the same sentences: κ {num(ref.get('cohen_kappa'))}, balanced accuracy {num(ref.get('balanced_accuracy'))})"
         return text
     return f"measured balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))} on {meas.get('data', 'labelled pairs')}"
+
+
+def four_class_words(meas: dict[str, Any]) -> str:
+    """A four-class judge's measurement on CAQA items (``micro_f1``: accuracy over the four classes) in one line:
+    "measured four-class accuracy 0.366 [0.307, 0.418], macro F1 0.242 on <data> (n 287)"."""
+    ci = meas.get("micro_f1_ci")
+    ci_words = f" [{num(ci[0])}, {num(ci[1])}]" if isinstance(ci, (list, tuple)) and len(ci) == 2 else ""
+    n = f" (n {meas['n']})" if meas.get("n") is not None else ""
+    return (f"measured four-class accuracy {num(meas['micro_f1'])}{ci_words}, macro F1 {num(meas.get('macro_f1'))} "
+            f"on {meas.get('data', 'CAQA items')}{n}")
 
 
 def measured_trust(judge_id: str | None, task: str | None = None) -> dict[str, Any] | None:

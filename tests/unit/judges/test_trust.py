@@ -1,0 +1,35 @@
+"""judges/trust.py: a four-class judge's measurement (CAQA) in words, in the report, and what evaluate attaches."""
+
+from __future__ import annotations
+
+
+def test_four_class_measurement_in_words():
+    from vericite.judges.trust import trust_words
+
+    meas = {"micro_f1": 0.366, "micro_f1_ci": [0.307, 0.418], "macro_f1": 0.242, "n": 287, "data": "CAQA test split"}
+    assert trust_words(meas) == "measured four-class accuracy 0.366 [0.307, 0.418], macro F1 0.242 on CAQA test split (n 287)"
+    assert trust_words({"micro_f1": 0.5}) == "measured four-class accuracy 0.500, macro F1 n/a on CAQA items"
+
+
+def test_shipped_four_class_measurements_are_the_results_docs():
+    # judges/measured.json's llm4 entries: the CAQA test-split figures docs/results-caqa.md reports
+    from pathlib import Path
+
+    from vericite.judges.trust import measured_trust
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "results-caqa.md").read_text(encoding="utf-8")
+    for jid in ("llm4:qwen2.5-coder-1.5b@1", "llm4:smollm2-135m@1"):
+        m = measured_trust(jid)
+        assert m is not None and m["task"] == "caqa" and m["n"] == 287
+        row = f"| `{jid}` | zero-shot, the whole test split |"
+        line = next(x for x in doc.splitlines() if x.startswith(row))
+        assert f"{m['micro_f1']:.3f} [{m['micro_f1_ci'][0]:.3f}, {m['micro_f1_ci'][1]:.3f}]" in line
+        assert f"{m['macro_f1']:.3f}" in line
+
+
+def test_report_shows_a_four_class_judges_accuracy():
+    from vericite.report.sections import judges_section
+
+    meas = {"micro_f1": 0.366, "micro_f1_ci": [0.307, 0.418], "macro_f1": 0.242, "n": 287, "data": "CAQA test split"}
+    html = judges_section({"judges": {"attribution": {"id": "llm4:q@1", "measured": meas}}}, {})
+    assert "four-class accuracy 0.366 [0.307, 0.418]" in html and "muted\">not measured<" not in html
