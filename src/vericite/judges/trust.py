@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 #: the measurement of a judge on KaLMA's (sentence, cited triple) pairs: a task key of judges/measured.json
 ALIGNMENT_TASK = "kalma-alignment"
@@ -23,8 +23,8 @@ def num(x: Any) -> str:
 def trust_words(meas: dict[str, Any] | None) -> str:
     """A measurement in one line: balanced accuracy, ROC AUC and what it was measured on; for ALCE's human labels,
     Cohen's kappa beside ALCE's own judge's ("recall κ 0.320 (ALCE's TRUE T5-11B: κ 0.578)")."""
-    if meas and meas.get("balanced_accuracy") is None and meas.get("micro_f1") is not None:
-        return four_class_words(meas)
+    if is_four_class(meas):
+        return four_class_words(meas)  # type: ignore[arg-type]
     if not meas or meas.get("balanced_accuracy") is None:
         return (meas or {}).get("note", "accuracy not measured")
     if meas.get("task") == ALCE_HUMAN_TASK:
@@ -37,6 +37,11 @@ def trust_words(meas: dict[str, Any] | None) -> str:
             text += f" (ALCE's {ref.get('judge', 'TRUE T5-11B')} on the same sentences: κ {num(ref.get('cohen_kappa'))}, balanced accuracy {num(ref.get('balanced_accuracy'))})"
         return text
     return f"measured balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))} on {meas.get('data', 'labelled pairs')}"
+
+
+def is_four_class(meas: Any) -> bool:
+    """Whether a measurement is a four-class judge's (CAQA: ``micro_f1``, no balanced accuracy or ROC AUC)."""
+    return isinstance(meas, Mapping) and meas.get("balanced_accuracy") is None and meas.get("micro_f1") is not None
 
 
 def four_class_words(meas: dict[str, Any]) -> str:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import jsonl
+from ..judges.trust import four_class_words, is_four_class
 from ..versions import versioned
 from .answers import SAMPLE_FLAGS
-from ..judges.trust import four_class_words
 from .charts import bar_chart, line_chart
 from .format import ci_of, clip, esc, fmt, fmt_level, level_key, metric_value, num
 from .inputs import first_lines
@@ -158,7 +158,7 @@ def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Map
         jid = str(j.get("id") or "—")
         seen.add(jid)
         measured = j.get("measured")
-        if isinstance(measured, Mapping) and measured.get("balanced_accuracy") is None and measured.get("micro_f1") is not None:
+        if is_four_class(measured):
             # a four-class judge (CAQA): no balanced accuracy or ROC AUC, its accuracy over the four classes instead
             trust = f'<td colspan="2" class="muted">four-class</td><td>{esc(four_class_words(dict(measured)))}</td>'
         elif isinstance(measured, Mapping):
