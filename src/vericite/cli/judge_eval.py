@@ -180,10 +180,10 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
 
     rows = judge_eval_rows(figures)
     wrote = f"wrote {Path(out_dir) / 'results.json'} and {Path(out_dir) / 'judgements.jsonl'}"
+    from .judge_eval_usage import usage_fields, usage_line
+
     notes = [f"skipped line {bad['line']}: {printable(bad['reason'])}" for bad in figures["bad_line_examples"]]
     if "judge_usage" in figures:
-        from .judge_eval_usage import usage_line
-
         notes.append(usage_line(figures))
     if fmt == "json":
         echo_json(
@@ -195,7 +195,7 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
                 "confusion": figures.get("confusion"),
                 "data_fit": figures.get("data_fit"),
                 "bad_lines": figures.get("bad_lines"),
-                **{k: figures[k] for k in ("judge_usage", "judge_usage_note") if k in figures},
+                **usage_fields(figures),
             }
         )
         for line in notes + [wrote]:

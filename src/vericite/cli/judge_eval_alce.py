@@ -48,7 +48,7 @@ def print_alce_human(results: Mapping[str, Any], out_dir: Path, fmt: str) -> Non
     from ..judges.meta_alce_figures import comparison_rows
 
     c = results["counts"]
-    from .judge_eval_usage import usage_line
+    from .judge_eval_usage import usage_fields, usage_line
 
     wrote = f"wrote {Path(out_dir) / 'results.json'}, items.jsonl and judgements.jsonl"
     if "judge_usage" in results:
@@ -64,7 +64,7 @@ def print_alce_human(results: Mapping[str, Any], out_dir: Path, fmt: str) -> Non
                 **{k: results.get(k) for k in ("judge", "judge_kind", "judge_version", "model", "data", "limit", "counts", "unparseable", "failed")},
                 "figures": {scope or "all": {r["metric"]: {k: r[k] for k in ("value", "ci", "reference", "reference_ci")} for r in comparison_rows(results, scope)} for scope in scopes},
                 "reference": (results.get("reference") or {}).get("judge"),
-                **{k: results[k] for k in ("judge_usage", "judge_usage_note") if k in results},
+                **usage_fields(results),
             }
         )
         click.echo(wrote, err=True)

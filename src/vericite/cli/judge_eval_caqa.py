@@ -81,6 +81,8 @@ def rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def print_caqa(results: Mapping[str, Any], out_dir: Path, fmt: str) -> None:
     f = results["figures"]
+    from .judge_eval_usage import usage_fields
+
     wrote = f"wrote {Path(out_dir) / 'results.json'} and judgements.jsonl"
     notes = []
     if results.get("unknown_labels"):
@@ -91,7 +93,7 @@ def print_caqa(results: Mapping[str, Any], out_dir: Path, fmt: str) -> None:
         echo_json({"kind": "judge-eval", "task": "caqa", "judge": results.get("judge"), "n": f["n"],
                    "metrics": rows(results), "cohen_kappa": f.get("cohen_kappa"), "confusion": f["confusion"],
                    "pairs_per_second": results.get("pairs_per_second"),
-                   **{k: results[k] for k in ("judge_usage", "judge_usage_note") if k in results}})
+                   **usage_fields(results)})
         for line in notes + [wrote]:
             click.echo(line, err=True)
         return

@@ -15,7 +15,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["UsageCounter", "add_to_results", "usage_line"]
+__all__ = ["UsageCounter", "add_to_results", "usage_fields", "usage_line"]
 
 
 class UsageCounter:
@@ -55,6 +55,11 @@ class UsageCounter:
         if resumed:
             notes.append(f"this process's calls only: the {resumed} judgements kept by --resume from an earlier run are not counted")
         return {"judge_usage": usage, "judge_usage_note": "; ".join(notes)}
+
+
+def usage_fields(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The usage keys of a judge-eval's results (``judge_usage``, ``judge_usage_note``) that it has, for ``--json``."""
+    return {k: results[k] for k in ("judge_usage", "judge_usage_note") if k in results}
 
 
 def add_to_results(out_dir: Path, fields: Mapping[str, Any]) -> None:
