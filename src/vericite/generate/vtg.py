@@ -21,8 +21,9 @@ of them, not only the first k; TF-IDF, ``vtg_steps.PoolSearch``). Ablations (the
 ``query_generation: false`` retrieves with the sentence itself, ``verifier: false`` keeps every sentence with the
 citations it was given (no verifier, no evidence finder, no simplifier), ``simplifier: false`` keeps the
 verified citations as they are (at most ``at_most_citations``: the memory verifier's whole memory is cut to its
-first three). ``simplifier_batch`` (default true) has the simplifier judge every check it could make next in one
-judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
+first three). ``simplifier_batch`` (default false) has the simplifier judge every check it could make next in one
+judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check, more pairs judged when a
+round's first check removes; docs/benchmarks.md). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class VtgOptions(BaseModel):
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True
-    simplifier_batch: bool = True  # one judge call per round of the simplifier's checks (same removals as one per check)
+    simplifier_batch: bool = False  # one judge call per round of the simplifier's checks (same removals as one per check)
     verifier_judge: str | None = None  # default: llm:<the method's model>, on the method's own backend
     memory_words: int = Field(default=1500, ge=1)
     at_most_citations: int = Field(default=3, ge=1)

@@ -156,7 +156,7 @@ class Verifier:
         top = max((v[1] for v in verdicts if v[1] is not None), default=None)
         return {"mode": "per-document", "entailed": best is not None, "probability": top, "docs": len(view), "entailing": len(entailed)}, ([best] if best is not None else [])
 
-    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str, *, batch: bool = True) -> tuple[list[int], dict[str, Any]]:
+    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str, *, batch: bool = False) -> tuple[list[int], dict[str, Any]]:
         """Each citation in turn is dropped when the others still entail the sentence (§2.3).
 
         Sequentially (``batch=False``) that is one judge call per check, each check depending on the last. Batched,

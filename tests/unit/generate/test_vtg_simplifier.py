@@ -132,9 +132,9 @@ def test_a_pair_already_judged_in_the_answer_is_not_judged_again():
     judge = SetJudge(lambda titles: len(titles) >= 2)
     v = S.Verifier(judge, Tracer(), "q?")
     memory = Memory(DOCS5)
-    v.simplify(memory, [0, 1, 2], CLAIM)
+    v.simplify(memory, [0, 1, 2], CLAIM, batch=True)
     calls, pairs = judge.calls, judge.pairs
-    kept, trace = v.simplify(memory, [0, 1, 2], CLAIM)
+    kept, trace = v.simplify(memory, [0, 1, 2], CLAIM, batch=False)
     assert judge.calls == calls and judge.pairs == pairs and trace["calls"] == 0 and kept == [1, 2]
 
 
@@ -191,7 +191,7 @@ def test_every_batched_judgement_goes_through_the_call_cache(tmp_path):
         cached = CachedBackend(fake, CallCache(tmp_path / "calls.sqlite"))
         judge = LLMJudge(cached)
         v = S.Verifier(judge, Tracer(), "q?")
-        kept, trace = v.simplify(Memory(DOCS5), [0, 1, 2, 3, 4], CLAIM)
+        kept, trace = v.simplify(Memory(DOCS5), [0, 1, 2, 3, 4], CLAIM, batch=True)
         return fake, kept, trace
 
     fake, kept, trace = run()
@@ -205,3 +205,10 @@ def test_every_batched_judgement_goes_through_the_call_cache(tmp_path):
 def test_the_manifest_says_which(batch):
     m, _ = answer(batch, KeywordJudge())
     assert m.manifest()["simplifier_batch"] is batch
+
+
+def test_one_call_per_check_is_the_default():
+    # on llama.cpp a batch is judged one prompt after another: batching saves no work there, and its speculative
+    # checks cost (docs/benchmarks.md)
+    m = build("", ctx=BuildContext(), backend=scripted([]), judge=KeywordJudge())
+    assert m.opts.simplifier_batch is False
