@@ -141,14 +141,18 @@ class ReuseSim:
     when the whole prompt is shared), and with a state cache ``create_completion`` first restores the cached state
     whose key (prompt + completion tokens) shares the longest prefix with the prompt (the oldest of equals; moved
     to the newest end) when its tokens share more than the live context does, and saves the state after each call.
-    ``capacity``: None for a cache that never evicts (the real cache evicts the least recently used above its
-    bytes: the real runs' ``state_cache.states`` says whether it did)."""
+    ``capacity``: the cache's bytes (None: it never evicts), a state of n tokens taking ``overhead + per_token * n``
+    bytes (:meth:`Replay.state_bytes` measures both on the model); above it the least recently used states go first,
+    as ``LlamaRAMCache`` drops them."""
 
-    def __init__(self, cache: bool) -> None:
+    def __init__(self, cache: bool, capacity: int | None = None, overhead: int = 0, per_token: int = 0) -> None:
         self.cache: dict[tuple[int, ...], list[int]] | None = {} if cache else None
+        self.capacity, self.overhead, self.per_token = capacity, overhead, per_token
         self.live: list[int] = []
         self.evaluated = 0
         self.restored = 0
+        self.evicted = 0
+        self.by_kind: dict[str, int] = {}
 
     @staticmethod
     def lcp(a: Any, b: Any) -> int:
@@ -159,7 +163,7 @@ class ReuseSim:
             n += 1
         return n
 
-    def call(self, prompt: list[int], completion: list[int], key_tail: list[int]) -> int:
+    def call(self, prompt: list[int], completion: list[int], key_tail: list[int], kind: str = "") -> int:
         """One call: ``prompt`` tokens, the ``completion`` tokens it evaluated after them, ``key_tail`` the
         completion tokens of the cache key (the sampled ones, the last not evaluated). Returns tokens evaluated."""
         if self.cache:
@@ -178,11 +182,17 @@ class ReuseSim:
         reuse = shared - 1 if shared == len(prompt) else shared
         n = len(prompt) - max(reuse, 0) + len(completion)
         self.evaluated += n
+        self.by_kind[kind] = self.by_kind.get(kind, 0) + n
         self.live = list(prompt) + list(completion)
         if self.cache is not None:
             key = tuple(prompt) + tuple(key_tail)
             self.cache.pop(key, None)
             self.cache[key] = list(self.live)
+            if self.capacity is not None:
+                size = lambda: sum(self.overhead + self.per_token * len(v) for v in self.cache.values())  # noqa: E731
+                while self.cache and size() > self.capacity:
+                    del self.cache[next(iter(self.cache))]
+                    self.evicted += 1
         return n
 
 
@@ -201,6 +211,19 @@ class Replay:
 
     def identity(self) -> Any:
         return self.cached.identity()
+
+    def state_bytes(self) -> tuple[int, int]:
+        """(overhead, bytes per token) of a saved llama.cpp state: its size after evaluating one token and two."""
+        import llama_cpp
+
+        bos = self.llm.tokenize(b"", add_bos=True, special=False)[:1] or [0]
+        self.llm.reset()
+        self.llm.eval(bos)
+        one = int(llama_cpp.llama_state_get_size(self.llm.ctx))
+        self.llm.eval(bos)
+        two = int(llama_cpp.llama_state_get_size(self.llm.ctx))
+        self.llm.reset()
+        return one - (two - one), two - one
 
     def prompt_tokens(self, messages: Any) -> list[int]:
         """The tokens ``create_chat_completion`` would evaluate for ``messages`` (caught where it hands them on)."""
@@ -223,10 +246,14 @@ class Replay:
         return got[0]
 
     def _tell(self, messages: Any, completion: list[int], key_tail: list[int]) -> None:
+        from vericite.models.fake import last_user_message
+
         prompt = self.prompt_tokens(messages)
         self.calls += 1
+        user = last_user_message(messages)
+        kind = "verify" if key_tail == [-2] else "cite" if "Sentence with citation:" in user else "queries" if "Generated questions:" in user else "sentence"
         for sim in self.sims:
-            sim.call(prompt, completion, key_tail)
+            sim.call(prompt, completion, key_tail, kind)
 
     def generate(self, prompts: Any, params: Any) -> list:
         from vericite.types import Completion
@@ -268,7 +295,7 @@ class Replay:
         return [s for s, _ in self.next_token_logprobs_usage(prompts, candidates)]
 
 
-def replay(model: str, cache_path: Path, samples: list, method_args: dict, names: list[str]) -> dict[str, dict]:
+def replay(model: str, cache_path: Path, samples: list, method_args: dict, names: list[str], capacity_mb: int) -> dict[str, dict]:
     """Each simplifier mode once over the cache, both prefix policies simulated: the variants' counts."""
     from vericite.generate.vtg import build
     from vericite.judges.llm import LLMJudge
@@ -276,8 +303,10 @@ def replay(model: str, cache_path: Path, samples: list, method_args: dict, names
 
     out: dict[str, dict] = {}
     for batch in (False, True):
-        sims = {False: ReuseSim(cache=False), True: ReuseSim(cache=True)}
-        backend = Replay(model, cache_path, [sims[False], sims[True]])
+        backend = Replay(model, cache_path, [])
+        overhead, per_token = backend.state_bytes()
+        sims = {False: ReuseSim(cache=False), True: ReuseSim(cache=True, capacity=capacity_mb << 20, overhead=overhead, per_token=per_token)}
+        backend.sims = [sims[False], sims[True]]
         judge = CountingJudge(LLMJudge(backend))
         method = build("", ctx=BuildContext(cache=False), backend=backend, judge=judge, simplifier_batch=batch, **method_args)
         records = [method.answer(s) for s in samples]
@@ -285,7 +314,8 @@ def replay(model: str, cache_path: Path, samples: list, method_args: dict, names
             v = VARIANTS[n]
             if v["simplifier_batch"] is batch:
                 sim = sims[v["state_cache_mb"] != 0]
-                out[n] = {"evaluated_tokens": sim.evaluated, "restored": sim.restored, "model_calls": backend.calls,
+                out[n] = {"evaluated_tokens": sim.evaluated, "restored": sim.restored, "evicted": sim.evicted, "model_calls": backend.calls,
+                          "state_bytes": (overhead, per_token), "by_kind": dict(sim.by_kind),
                           "judge_calls": judge.calls, "judge_pairs": judge.pairs, "missing": backend.missing,
                           "records": [comparable(r) for r in records]}
         backend.cached.close()
@@ -293,7 +323,7 @@ def replay(model: str, cache_path: Path, samples: list, method_args: dict, names
 
 
 def print_replay(args: argparse.Namespace, samples: list, method_args: dict, names: list[str]) -> None:
-    got = replay(args.model, args.replay, samples, method_args, names)
+    got = replay(args.model, args.replay, samples, method_args, names, args.state_cache_mb)
     real: dict[str, list[dict]] = {}
     folders = []
     for path in args.real:
@@ -304,16 +334,20 @@ def print_replay(args: argparse.Namespace, samples: list, method_args: dict, nam
         for n, xs in json.loads(path.read_text(encoding="utf-8")).items():
             real.setdefault(n, []).extend(xs)
     print(f"replay of {args.replay} (model {args.model}'s tokenizer and chat template; nothing evaluated), "
-          f"{len(samples)} question(s): {', '.join(s.id for s in samples)}; vtg {method_args}")
+          f"{len(samples)} question(s): {', '.join(s.id for s in samples)}; vtg {method_args}; state cache {args.state_cache_mb} MiB, "
+          + "a state {:,} bytes + {:,} per token".format(*got[names[0]]["state_bytes"]))
     base = got[names[0]]["evaluated_tokens"]
-    print(f"{'variant':<13}{'evaluated':>10}{'ratio':>7}{'model calls':>12}{'judge calls':>12}{'pairs':>7}{'restored':>9}{'not cached':>11}{'real evaluated':>16}  same answers")
+    print(f"{'variant':<13}{'evaluated':>10}{'ratio':>7}{'model calls':>12}{'judge calls':>12}{'pairs':>7}{'restored':>9}{'evicted':>8}{'not cached':>11}{'real evaluated':>16}  same answers")
     ref = got[names[0]]["records"]
     for n in names:
         x = got[n]
         r = ", ".join(f"{y['evaluated_tokens']:,}" for y in real.get(n, [])) or "-"
         same_real = all(y["records"] == x["records"] for y in real.get(n, []))
         print(f"{n:<13}{x['evaluated_tokens']:>10,}{x['evaluated_tokens'] / base:>7.2f}{x['model_calls']:>12}{x['judge_calls']:>12}"
-              f"{x['judge_pairs']:>7}{x['restored']:>9}{x['missing']:>11}{r:>16}  {'yes' if x['records'] == ref and same_real else 'NO'}")
+              f"{x['judge_pairs']:>7}{x['restored']:>9}{x['evicted']:>8}{x['missing']:>11}{r:>16}  {'yes' if x['records'] == ref and same_real else 'NO'}")
+    for n in names:
+        k = got[n]["by_kind"]
+        print(f"{n}: evaluated by component: " + ", ".join(f"{c} {k.get(c, 0):,}" for c in ("sentence", "cite", "queries", "verify")))
     for path, recs in folders:
         # a run written before the simplifier traced each check (`checked`) is compared without them
         old = any(r and all("checked" not in t["simplifier"] for t in r["trials"]) for r in recs)

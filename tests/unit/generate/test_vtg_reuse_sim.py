@@ -31,3 +31,10 @@ def test_the_state_cache_restores_the_longest_shared_prefix():
     # generated tokens are part of the context that follows, and of the state kept
     assert s.call([7, 7], [8, 8], [8, 8, 8]) == 4 and s.live == [7, 7, 8, 8]
     assert s.call([7, 7, 8, 8, 5], [], [0]) == 1
+
+
+def test_a_full_cache_drops_its_least_recently_used_state_first():
+    # room for one 5-token state: B's state pushes A's out, so A2 finds nothing to restore
+    s = sim_class()(cache=True, capacity=10, overhead=0, per_token=2)
+    assert [s.call(p, [], [0]) for p in (A, B, A2)] == [5, 3, 4] and s.restored == 0 and s.evicted == 2
+    assert s.by_kind == {"": 12}
