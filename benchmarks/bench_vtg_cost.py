@@ -29,7 +29,7 @@ A real run of every variant costs minutes on a loaded machine. ``--replay CACHE`
 questions again from the call cache of one real run (``--keep-caches``; a call missing from it is an error), for
 each simplifier mode, and counts what llama.cpp would evaluate for those calls under each prefix policy by
 replaying llama-cpp-python's rules on the calls' real prompt tokens (the model's chat template and tokenizer: the
-model is loaded, nothing is evaluated): :class:`ReuseSim`. Its counts are checked against the real runs'
+model is loaded and evaluates two tokens, to measure a state's size): :class:`ReuseSim`. Its counts are checked against the real runs'
 ``evaluated_tokens`` (printed beside them when ``--json`` files of real runs are given with ``--real``)."""
 
 from __future__ import annotations
@@ -333,7 +333,7 @@ def print_replay(args: argparse.Namespace, samples: list, method_args: dict, nam
             continue
         for n, xs in json.loads(path.read_text(encoding="utf-8")).items():
             real.setdefault(n, []).extend(xs)
-    print(f"replay of {args.replay} (model {args.model}'s tokenizer and chat template; nothing evaluated), "
+    print(f"replay of {args.replay} (model {args.model}'s tokenizer and chat template; two tokens evaluated), "
           f"{len(samples)} question(s): {', '.join(s.id for s in samples)}; vtg {method_args}; state cache {args.state_cache_mb} MiB, "
           + "a state {:,} bytes + {:,} per token".format(*got[names[0]]["state_bytes"]))
     base = got[names[0]]["evaluated_tokens"]
