@@ -48,7 +48,13 @@ VARIANTS = {
     "batched": {"simplifier_batch": True, "state_cache_mb": 0},
     "state-cache": {"simplifier_batch": False, "state_cache_mb": None},
     "both": {"simplifier_batch": True, "state_cache_mb": None},
+    # not in the default list: the judge on a second llama.cpp instance of the same model (as `--judge
+    # llm:<model>@2`, spelled with its prompt number, loads it), so its prompts never displace the generator's
+    "own-judge": {"simplifier_batch": False, "state_cache_mb": 0, "judge_instance": True},
+    # replay only: one instance per step (sentence, citation, queries, judge), each keeping its last prompt
+    "per-step": {"simplifier_batch": False, "state_cache_mb": 0, "replay_only": True},
 }
+DEFAULT_VARIANTS = ("sequential", "batched", "state-cache", "both")
 
 
 class CountingJudge:
@@ -96,16 +102,18 @@ def one_run(model: str, samples: list, method_args: dict, variant: dict, state_c
         if path.exists():
             raise SystemExit(f"{path} exists: each run needs an empty call cache")
         backend = load_model(model, cache=str(path), state_cache_mb=mb)
-        judge = CountingJudge(LLMJudge(backend))
+        judge_backend = load_model(model, cache=str(path), state_cache_mb=mb) if variant.get("judge_instance") else backend
+        judge = CountingJudge(LLMJudge(judge_backend))
         method = build("", ctx=BuildContext(cache=False), backend=backend, judge=judge, simplifier_batch=variant["simplifier_batch"], **method_args)
         backend.backend.llama  # load the model before the clock starts
+        judge_backend.backend.llama
         records, t0 = [], time.perf_counter()
         for s in samples:
             records.append(method.answer(s))
         seconds = time.perf_counter() - t0
         inner = backend.backend
         out = {
-            "evaluated_tokens": inner.evaluated_tokens,
+            "evaluated_tokens": inner.evaluated_tokens + (judge_backend.backend.evaluated_tokens if judge_backend is not backend else 0),
             "state_cache": inner.state_cache_stats,
             "seconds": seconds,
             "judge_calls": judge.calls,
@@ -113,6 +121,7 @@ def one_run(model: str, samples: list, method_args: dict, variant: dict, state_c
             "records": records,
         }
         backend.close()
+        judge_backend.close()
     comps: dict[str, list[int]] = {}
     secs: dict[str, float] = {}
     checks = spec = 0
@@ -194,6 +203,31 @@ class ReuseSim:
                     del self.cache[next(iter(self.cache))]
                     self.evicted += 1
         return n
+
+
+class SplitSim:
+    """Several llama.cpp instances, each keeping its last prompt: ``route`` maps a call's kind (``sentence``,
+    ``cite``, ``queries``, ``verify``) to its instance (a kind not in it: instance ``""``)."""
+
+    def __init__(self, route: dict[str, str]) -> None:
+        self.route = route
+        self.sims: dict[str, ReuseSim] = {}
+        self.restored = self.evicted = 0
+
+    def call(self, prompt: list[int], completion: list[int], key_tail: list[int], kind: str = "") -> int:
+        return self.sims.setdefault(self.route.get(kind, ""), ReuseSim(cache=False)).call(prompt, completion, key_tail, kind)
+
+    @property
+    def evaluated(self) -> int:
+        return sum(x.evaluated for x in self.sims.values())
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for x in self.sims.values():
+            for k, v in x.by_kind.items():
+                out[k] = out.get(k, 0) + v
+        return out
 
 
 class Replay:
@@ -305,15 +339,16 @@ def replay(model: str, cache_path: Path, samples: list, method_args: dict, names
     for batch in (False, True):
         backend = Replay(model, cache_path, [])
         overhead, per_token = backend.state_bytes()
-        sims = {False: ReuseSim(cache=False), True: ReuseSim(cache=True, capacity=capacity_mb << 20, overhead=overhead, per_token=per_token)}
-        backend.sims = [sims[False], sims[True]]
+        sims: dict[str, Any] = {"last": ReuseSim(cache=False), "cache": ReuseSim(cache=True, capacity=capacity_mb << 20, overhead=overhead, per_token=per_token), "split": SplitSim({"verify": "judge"}),
+                                "per-step": SplitSim({k: k for k in ("sentence", "cite", "queries", "verify")})}
+        backend.sims = list(sims.values())
         judge = CountingJudge(LLMJudge(backend))
         method = build("", ctx=BuildContext(cache=False), backend=backend, judge=judge, simplifier_batch=batch, **method_args)
         records = [method.answer(s) for s in samples]
         for n in names:
             v = VARIANTS[n]
             if v["simplifier_batch"] is batch:
-                sim = sims[v["state_cache_mb"] != 0]
+                sim = sims["per-step" if v.get("replay_only") else "split" if v.get("judge_instance") else "cache" if v["state_cache_mb"] != 0 else "last"]
                 out[n] = {"evaluated_tokens": sim.evaluated, "restored": sim.restored, "evicted": sim.evicted, "model_calls": backend.calls,
                           "state_bytes": (overhead, per_token), "by_kind": dict(sim.by_kind),
                           "judge_calls": judge.calls, "judge_pairs": judge.pairs, "missing": backend.missing,
@@ -366,7 +401,7 @@ def main() -> None:
     ap.add_argument("--dataset", required=True)
     ap.add_argument("--questions", type=int, default=1, help="the first N questions")
     ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--variants", default=",".join(DEFAULT_VARIANTS), help=f"of {', '.join(VARIANTS)}")
     ap.add_argument("--state-cache-mb", type=int, default=512)
     ap.add_argument("--method-arg", action="append", default=[], help="KEY=VALUE for vtg (e.g. max_sentences=2)")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
@@ -388,6 +423,8 @@ def main() -> None:
     if args.replay:
         print_replay(args, samples, method_args, names)
         return
+    if any(VARIANTS[n].get("replay_only") for n in names):
+        raise SystemExit(f"only --replay counts {', '.join(n for n in names if VARIANTS[n].get('replay_only'))}")
     runs: dict[str, list[dict]] = {n: [] for n in names}
     for r in range(args.runs):  # variants interleaved, so load on the machine falls on all of them alike
         for n in names:
