@@ -15,7 +15,9 @@ runs:
 - ``batched``: the simplifier's checks of a round in one judge call (``simplifier_batch=true``);
 - ``state-cache``: one call per check, and llama.cpp's states kept in a RAM cache of ``--state-cache-mb`` MiB,
   each prompt starting from the cached state that shares its longest token prefix (``state_cache_mb``);
-- ``both``.
+- ``both``;
+- ``own-judge`` (not run by default): one call per check, the judge on a second instance of the model;
+- ``per-step`` (``--replay`` only): one instance per step (sentence, citation, queries, judge).
 
 Per variant (medians over runs): the tokens llama.cpp evaluated (``evaluated_tokens``: prompt tokens not reused
 plus generated ones; the model-independent measure of work), the prompt and completion tokens the calls asked
@@ -406,7 +408,7 @@ def main() -> None:
     ap.add_argument("--method-arg", action="append", default=[], help="KEY=VALUE for vtg (e.g. max_sentences=2)")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
     ap.add_argument("--keep-caches", type=Path, help="keep each run's call cache here (<variant>-<run>.sqlite), for --replay")
-    ap.add_argument("--replay", type=Path, help="a kept call cache: count every variant by replay (no model evaluation)")
+    ap.add_argument("--replay", type=Path, help="a kept call cache: count every variant by replay (the model evaluates two tokens)")
     ap.add_argument("--real", type=Path, action="append", default=[], help="--json files of real runs, or a generate run folder, to check the replay against")
     args = ap.parse_args()
     import yaml
