@@ -77,7 +77,7 @@ def test_actors_write_the_one_call_cache_a_local_rerun_reads(tmp_path, ray_local
     assert len(records) == 10 and all(r["cached"] for r in records)
 
 
-def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
+def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock, monkeypatch):
     a = write_answers(tmp_path / "answers.jsonl", 30)
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "local"), "-q"])
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "ray"), "-q", "--ray", "auto", "--workers", "2"])
@@ -85,13 +85,98 @@ def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
     res = json.loads((tmp_path / "ray" / "results.json").read_text())
     assert res["counts"]["samples"] == 30 and 0 < res["metrics"]["citation_correctness"]["value"] < 1
-    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2  # the judge's calls went to two actors
+    # the per-answer checkpoint of a local evaluate: its header (the same), then one line per answer, in any order
+    ray_lines, local_lines = ((tmp_path / d / ".evaluate-answers.jsonl").read_text().splitlines() for d in ("ray", "local"))
+    assert ray_lines[0] == local_lines[0] and sorted(json.loads(l)["answer"] for l in ray_lines[1:]) == list(range(30))
 
-    # --resume: every part is in the checkpoint, nothing is sent again, and the files are the same
-    before = (tmp_path / "ray" / ".ray-calls.jsonl").read_bytes()
+    # --resume: every answer is in the checkpoint, nothing is sent again, and the files are the same
+    before = (tmp_path / "ray" / ".evaluate-answers.jsonl").read_bytes()
+    sent = SentAnswers(monkeypatch)
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "ray"), "-q", "--ray", "auto", "--workers", "2", "--resume"])
-    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_bytes() == before
+    assert sent.answers == [] and (tmp_path / "ray" / ".evaluate-answers.jsonl").read_bytes() == before
     assert (tmp_path / "ray" / "results.json").read_bytes() == (tmp_path / "local" / "results.json").read_bytes()
+
+
+class SentAnswers:
+    """The answers ``evaluate --ray`` sends to its actors (their indices), counted from now on; ``cut_after``: the
+    driver stops (KeyboardInterrupt, as Ctrl-C) once that many batches have come back."""
+
+    def __init__(self, monkeypatch, cut_after=None):
+        from vericite.distributed import RayPool
+
+        self.answers, self.cut_after = [], cut_after
+        real = getattr(RayPool.map, "real", RayPool.map)
+
+        def map(pool, method, batches):
+            batches = list(batches)
+            if method == "score":
+                self.answers += [i for _key, batch in batches for i, _s, _a in batch]
+            for n, got in enumerate(real(pool, method, batches)):
+                if self.cut_after is not None and n == self.cut_after:
+                    raise KeyboardInterrupt
+                yield got
+
+        map.real = real
+        monkeypatch.setattr(RayPool, "map", map)
+
+
+def test_evaluate_on_ray_cut_then_resumed_writes_what_an_uninterrupted_evaluate_writes(tmp_path, ray_local, fixed_clock, monkeypatch):
+    """The driver stops after 2 batches of 4 answers came back (Ctrl-C): their lines are kept; --resume on Ray sends
+    only the other answers, and the files are the uninterrupted (local) run's byte for byte. The four-class
+    judge is the workers' too."""
+    a = write_answers(tmp_path / "answers.jsonl", 14)
+    common = ["evaluate", "-i", str(a), "-q", "--judge", "fake", "--attribution-judge", "fake-4class"]
+    invoke([*common, "-o", str(tmp_path / "local")])
+    SentAnswers(monkeypatch, cut_after=2)
+    r = CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    assert r.exit_code == 130 and "--resume" in r.output, r.output
+    assert not (tmp_path / "ray" / "results.json").exists()
+    kept = {json.loads(l)["answer"] for l in (tmp_path / "ray" / ".evaluate-answers.jsonl").read_text().splitlines()[1:]}
+    assert len(kept) == 8  # two batches of four answers
+    sent = SentAnswers(monkeypatch)
+    invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2", "--resume"])
+    assert sorted(sent.answers) == sorted(set(range(14)) - kept)  # a checkpointed answer is not judged again
+    for name in ("results.json", "samples.jsonl", "bad_lines.jsonl"):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    res = json.loads((tmp_path / "ray" / "results.json").read_text())
+    assert res["metrics"]["attribution_supportive"]["value"] is not None
+
+
+def test_evaluate_on_ray_and_local_resume_each_others_checkpoint(tmp_path, ray_local, fixed_clock, monkeypatch):
+    """One checkpoint: cut on Ray and resumed locally, or cut locally and resumed on Ray, gives the same files."""
+    from tests.support.checkpoint import Cut
+
+    a = write_answers(tmp_path / "answers.jsonl", 10)
+    common = ["evaluate", "-i", str(a), "-q", "--judge", "fake"]
+    invoke([*common, "-o", str(tmp_path / "whole")])
+    SentAnswers(monkeypatch, cut_after=1)
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "r2l"), "--ray", "auto", "--workers", "2"]).exit_code == 130
+    invoke([*common, "-o", str(tmp_path / "r2l"), "--resume"])
+    Cut(monkeypatch, at=4)  # local: cut in the fourth answer
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "l2r")]).exit_code == 130
+    Cut(monkeypatch)
+    sent = SentAnswers(monkeypatch)
+    invoke([*common, "-o", str(tmp_path / "l2r"), "--ray", "auto", "--workers", "2", "--resume"])
+    assert sorted(sent.answers) == list(range(3, 10))
+    for d in ("r2l", "l2r"):
+        for name in ("results.json", "samples.jsonl"):
+            assert (tmp_path / d / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), (d, name)
+
+
+def test_evaluate_on_ray_resume_with_other_settings_is_one_line(tmp_path, ray_local, monkeypatch):
+    a = write_answers(tmp_path / "answers.jsonl", 6)
+    common = ["evaluate", "-i", str(a), "-o", str(tmp_path / "o"), "-q", "--ray", "auto", "--workers", "2"]
+    SentAnswers(monkeypatch, cut_after=1)
+    assert CliRunner().invoke(cli, [*common, "--judge", "fake"]).exit_code == 130
+    sent = SentAnswers(monkeypatch)
+    for extra, what in ((["--judge", "triple"], "judge"), (["--judge", "fake", "--match", "normalised"], "match")):
+        r = CliRunner().invoke(cli, [*common, *extra, "--resume"])
+        assert r.exit_code == 2 and "cannot resume the evaluation" in r.output and what in r.output, r.output
+        assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    write_answers(a, 7)
+    r = CliRunner().invoke(cli, [*common, "--judge", "fake", "--resume"])
+    assert r.exit_code == 2 and "the input file" in r.output, r.output
+    assert sent.answers == []  # refused before any answer went to the actors
 
 
 def test_evaluate_on_ray_counts_the_workers_judge_usage(tmp_path, ray_local, fixed_clock):
