@@ -222,6 +222,58 @@ def test_judge_eval_tasks_caqa_and_alce_human_judge_on_ray(tmp_path, ray_local):
         assert (tmp_path / f"{name}-ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2, name  # two actors' parts
 
 
+class SentParts:
+    """The parts of judge calls judge-eval --ray sends to its actors, counted from now on; ``cut_after``: the driver
+    stops (KeyboardInterrupt) once that many parts have come back."""
+
+    def __init__(self, monkeypatch, cut_after=None):
+        from vericite.distributed import RayPool
+
+        self.parts, self.cut_after = 0, cut_after
+        real = getattr(RayPool.map, "real", RayPool.map)
+
+        def map(pool, method, batches):
+            batches = list(batches)
+            self.parts += len(batches)
+            for n, got in enumerate(real(pool, method, batches)):
+                if self.cut_after is not None and self.parts - len(batches) + n == self.cut_after:
+                    raise KeyboardInterrupt
+                yield got
+
+        map.real = real
+        monkeypatch.setattr(RayPool, "map", map)
+
+
+def test_judge_eval_on_ray_resumes_from_its_judgements_and_the_actors_parts(tmp_path, ray_local, monkeypatch):
+    """judge-eval --task caqa --ray cut after 3 parts (one call of 2 parts written to judgements.jsonl, one part of
+    the next call only in .ray-calls.jsonl): --resume --ray keeps the 4 judgements and sends neither the finished
+    call's parts nor the finished part again; the judgements are an uninterrupted run's. --task pairs has no
+    --resume, on Ray or not: one line."""
+    from tests.support.caqa import write_pool
+
+    data = tmp_path / "caqa.jsonl"
+    invoke(["build", "caqa", "--pool", str(write_pool(tmp_path)), "--n", "16", "--verbalise", "template", "--out", str(data), "-q"])
+    common = ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(data), "--batch-size", "4", "-q", "--ray", "auto", "--workers", "2"]
+    whole = SentParts(monkeypatch)
+    invoke([*common, "--out", str(tmp_path / "whole")])
+    assert whole.parts >= 8
+    SentParts(monkeypatch, cut_after=3)
+    r = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "cut")])
+    assert r.exit_code == 130 and "--resume" in r.output, r.output
+    assert (tmp_path / "cut" / ".ray-calls.jsonl").read_text().count("\n") == 3
+    again = SentParts(monkeypatch)
+    invoke([*common, "--out", str(tmp_path / "cut"), "--resume"])
+    assert again.parts == whole.parts - 3  # nothing the actors finished is sent again
+    res = json.loads((tmp_path / "cut" / "results.json").read_text())
+    assert res["resumed_pairs"] == 4
+    assert (tmp_path / "cut" / "judgements.jsonl").read_text() == (tmp_path / "whole" / "judgements.jsonl").read_text()
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"evidence": "P works as a cook.", "claim": "P is a cook.", "label": "supports"}) + "\n")
+    for ray in ([], ["--ray", "auto"]):
+        r = CliRunner().invoke(cli, ["judge-eval", "--judge", "fake", "--data", str(pairs), "--out", str(tmp_path / "p"), "-q", "--resume", *ray])
+        assert r.exit_code != 0 and "--resume works with --task alce-human and caqa only" in r.output and "Traceback" not in r.output
+
+
 def test_judge_eval_on_ray_reports_the_workers_judge_usage(tmp_path, ray_local):
     """judge-eval's judge_usage with --ray is what the workers' model calls cost: the local run's, on every task."""
     from tests.support.caqa import write_pool
