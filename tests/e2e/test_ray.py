@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.guards import requires
-from tests.support.ray_runs import SLOW_RAY_RUN, without_timings, write_answers, write_questions
+from tests.support.ray_runs import SLOW_RAY_EVALUATE, SLOW_RAY_RUN, without_timings, write_answers, write_questions
 from vericite.cli.main import cli
 
 
@@ -323,6 +323,36 @@ def test_killed_driver_resumes_with_nothing_lost_or_answered_twice(tmp_path):
     assert set(asked_before) | set(asked_after) == set(ids)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["summary"]["n_done"] == 40
+
+
+@pytest.mark.slow  # two Ray starts of its own, about a minute on two cores
+def test_killed_evaluate_driver_resumes_with_nothing_lost_or_judged_twice(tmp_path, fixed_clock):
+    """evaluate --ray's driver killed (SIGKILL) once some answers' lines are written: --resume on Ray scores only
+    the answers not in its checkpoint, and the files are those of an uninterrupted local evaluate."""
+    requires("ray")
+    a = write_answers(tmp_path / "answers.jsonl", 24)
+    invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "local"), "-q", "--judge", "fake", "--attribution-judge", "fake-4class", "--no-cache"])
+    script, out, calls = tmp_path / "run.py", tmp_path / "r", tmp_path / "calls.txt"
+    script.write_text(SLOW_RAY_EVALUATE)
+    env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
+    p = subprocess.Popen([sys.executable, str(script), str(out), str(calls), str(a)], env=env, start_new_session=True)
+    checkpoint = out / ".evaluate-answers.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 5):
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)  # the driver only: Ray's own processes notice it is gone
+    p.wait()
+    kept = {json.loads(l)["answer"] for l in checkpoint.read_text().splitlines()[1:] if l.strip()}
+    assert 4 <= len(kept) < 24 and not (out / "results.json").exists(), "the driver should have been killed mid-way"
+    scored_before = calls.read_text().split()
+    subprocess.run([sys.executable, str(script), str(out), str(calls), str(a), "--resume"], env=env, check=True, timeout=240)
+    scored_after = {int(i) for i in calls.read_text().split()[len(scored_before):]}
+    assert not scored_after & kept and scored_after | kept == set(range(24))  # none lost, none judged twice
+    local, ray = (json.loads((d / "results.json").read_text()) for d in (tmp_path / "local", out))
+    local.pop("created"), ray.pop("created")
+    local["config"].pop("input"), ray["config"].pop("input")
+    assert ray == local
+    assert (out / "samples.jsonl").read_bytes() == (tmp_path / "local" / "samples.jsonl").read_bytes()
 
 
 class Doubler:

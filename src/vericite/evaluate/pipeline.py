@@ -270,10 +270,10 @@ ANSWER_BATCH = 4
 
 
 def score_answers_on_pool(
-    suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, open_pool: Any, progress: bool = False, meters: dict[str, Any] | None = None, batch_size: int = ANSWER_BATCH
+    suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, open_pool: Any, progress: bool = False, meters: dict[str, Any] | None = None, batch_size: int | None = None
 ) -> None:
     """:func:`score_answer_by_answer` with the answers scored by a pool's workers (``--ray``): the answers not yet in
-    ``checkpoint`` go in batches of ``batch_size`` to ``open_pool()``'s workers (each built the task's suite once:
+    ``checkpoint`` go in batches of ``batch_size`` (:data:`ANSWER_BATCH`) to ``open_pool()``'s workers (each built the task's suite once:
     ``runs/distributed.py``'s ``AnswerWorker``), which score each answer alone as the local loop does and send back
     its checkpoint line; the driver appends each line as its batch comes back, its judgements into the memo of
     ``suite``'s judges (so the corpus's scoring after this asks no judge again), its usage into ``meters``. The pool
@@ -287,7 +287,8 @@ def score_answers_on_pool(
     todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
     if not todo:
         return
-    batches = [todo[k : k + batch_size] for k in range(0, len(todo), batch_size)]
+    size = batch_size or ANSWER_BATCH
+    batches = [todo[k : k + size] for k in range(0, len(todo), size)]
     send = [(f"answers:{b[0]}-{b[-1]}", [(i, items[i].sample, items[i].answer) for i in b]) for b in batches]
     pool = open_pool()
     try:
