@@ -14,6 +14,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from tests.support.checkpoint import Cut
 from tests.support.guards import requires
 from tests.support.ray_runs import SLOW_RAY_EVALUATE, SLOW_RAY_RUN, without_timings, write_answers, write_questions
 from vericite.cli.main import cli
@@ -134,8 +135,10 @@ def test_evaluate_on_ray_cut_then_resumed_writes_what_an_uninterrupted_evaluate_
     kept = {json.loads(l)["answer"] for l in (tmp_path / "ray" / ".evaluate-answers.jsonl").read_text().splitlines()[1:]}
     assert len(kept) == 8  # two batches of four answers
     sent = SentAnswers(monkeypatch)
+    driver = Cut(monkeypatch)  # this process's fake judges (the actors are other processes)
     invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2", "--resume"])
     assert sorted(sent.answers) == sorted(set(range(14)) - kept)  # a checkpointed answer is not judged again
+    assert driver.calls == 0  # both judges (the four-class one too) judged on the actors only
     for name in ("results.json", "samples.jsonl", "bad_lines.jsonl"):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
     res = json.loads((tmp_path / "ray" / "results.json").read_text())
@@ -144,8 +147,6 @@ def test_evaluate_on_ray_cut_then_resumed_writes_what_an_uninterrupted_evaluate_
 
 def test_evaluate_on_ray_and_local_resume_each_others_checkpoint(tmp_path, ray_local, fixed_clock, monkeypatch):
     """One checkpoint: cut on Ray and resumed locally, or cut locally and resumed on Ray, gives the same files."""
-    from tests.support.checkpoint import Cut
-
     a = write_answers(tmp_path / "answers.jsonl", 10)
     common = ["evaluate", "-i", str(a), "-q", "--judge", "fake"]
     invoke([*common, "-o", str(tmp_path / "whole")])
