@@ -145,6 +145,34 @@ def test_evaluate_on_ray_cut_then_resumed_writes_what_an_uninterrupted_evaluate_
     assert res["metrics"]["attribution_supportive"]["value"] is not None
 
 
+@pytest.mark.parametrize("task", ["conner", "alce"])
+def test_evaluate_on_ray_other_tasks_cut_then_resumed(tmp_path, ray_local, monkeypatch, task):
+    """CONNER's and ALCE's judged families on the actors (the task as the driver prepared it): cut after one batch
+    and resumed on Ray, the files are an uninterrupted local evaluate's."""
+    from tests.support.checkpoint import alce_file, conner_lines
+
+    if task == "conner":
+        answers = tmp_path / "k.jsonl"
+        answers.write_text("".join(json.dumps(x) + "\n" for x in conner_lines(9)), encoding="utf-8")
+        opts = ["--task", "conner", "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake"]
+    else:
+        answers = alce_file(tmp_path, 9)
+        opts = ["--task", "alce", "--judge", "fake", "--metrics", "str_em,rouge_lsum,alce_citation_recall,alce_citation_precision"]
+    common = ["evaluate", "-i", str(answers), "-q", "--resamples", "50", *opts]
+    invoke([*common, "-o", str(tmp_path / "local")])
+    SentAnswers(monkeypatch, cut_after=1)
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"]).exit_code == 130
+    assert (tmp_path / "ray" / ".evaluate-answers.jsonl").read_text().count("\n") == 1 + 4
+    sent = SentAnswers(monkeypatch)
+    invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2", "--resume"])
+    assert len(sent.answers) == 5
+    local, ray = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "ray"))
+    local.pop("created"), ray.pop("created")
+    judged = "factuality" if task == "conner" else "alce_citation_recall"
+    assert ray == local and ray["metrics"][judged]["value"] is not None
+    assert (tmp_path / "ray" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()
+
+
 def test_evaluate_on_ray_and_local_resume_each_others_checkpoint(tmp_path, ray_local, fixed_clock, monkeypatch):
     """One checkpoint: cut on Ray and resumed locally, or cut locally and resumed on Ray, gives the same files."""
     a = write_answers(tmp_path / "answers.jsonl", 10)
