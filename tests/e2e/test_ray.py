@@ -294,7 +294,7 @@ def test_judge_eval_on_ray_resumes_from_its_judgements_and_the_actors_parts(tmp_
     invoke([*common, "--out", str(tmp_path / "cut"), "--resume"])
     assert again.parts == whole.parts - 3  # nothing the actors finished is sent again
     res = json.loads((tmp_path / "cut" / "results.json").read_text())
-    assert res["resumed_pairs"] == 4
+    assert res["resumed_pairs"] == 4 and "the 4 judgements kept by --resume from judgements.jsonl are not counted" in res["judge_usage_note"]
     assert (tmp_path / "cut" / "judgements.jsonl").read_text() == (tmp_path / "whole" / "judgements.jsonl").read_text()
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"evidence": "P works as a cook.", "claim": "P is a cook.", "label": "supports"}) + "\n")
