@@ -8,18 +8,22 @@ LLM-written item has a template twin: the same query and class, other text. Two 
     python scripts/caqa_transfer.py compare --llm datasets/caqa-bio-qwen.jsonl --twins runs/caqa/t7-matched.jsonl \
         --llm-eval runs/caqa/minilm-on-qwen --twins-eval runs/caqa/minilm-on-t7matched --train datasets/caqa-bio.jsonl
 
-`compare` prints the accuracy on both, their paired difference with a 95 % bootstrap CI over queries (2,000
-resamples, seed 0), per class, and the same without the queries that are also in the judge's train split.
+`compare` prints the accuracy on both, their paired difference with a 95 % percentile bootstrap CI over queries
+(vericite.stats: the query is the resampled unit, each draw recomputes both accuracies over the drawn queries'
+items; 2,000 resamples, seed 0), per class, and the same without the queries that are also in the judge's train split.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from collections import defaultdict
 from typing import Any, Callable
+
+import numpy as np
+
+from vericite.stats import bootstrap_cis, ratio_of_sums
 
 CLASSES = ("supportive", "insufficient", "contradictory", "irrelevant")
 
@@ -65,15 +69,18 @@ def compare(a: argparse.Namespace) -> None:
         for k in ks:
             by_query[k[0]].append(k)
         queries = sorted(by_query)
-        rng = random.Random(0)
-        diffs = []
-        for _ in range(2000):
-            draw = [k for q in (rng.choice(queries) for _ in queries) for k in by_query[q]]
-            diffs.append(sum(on_llm[k] for k in draw) / len(draw) - sum(on_twins[k] for k in draw) / len(draw))
-        diffs.sort()
+        if not ks:
+            print(f"{name}: no item has both a judgement and a twin")
+            continue
+        n_q = np.array([len(by_query[q]) for q in queries], dtype=float)
+        llm_q = np.array([sum(on_llm[k] for k in by_query[q]) for q in queries], dtype=float)
+        tw_q = np.array([sum(on_twins[k] for k in by_query[q]) for q in queries], dtype=float)
+        acc_llm_of, acc_tw_of = ratio_of_sums(llm_q, n_q), ratio_of_sums(tw_q, n_q)
+        lo, hi = bootstrap_cis({"diff": lambda w: acc_llm_of(w) - acc_tw_of(w)}, len(queries), resamples=2000, seed=0)["diff"]
+        ci = "[n/a]" if lo is None or hi is None else f"[{lo:+.3f}, {hi:+.3f}]"
         acc_llm, acc_tw = sum(on_llm[k] for k in ks) / len(ks), sum(on_twins[k] for k in ks) / len(ks)
         print(f"{name}: {len(ks)} items, {len(queries)} queries; accuracy template {acc_tw:.3f}, LLM {acc_llm:.3f}, "
-              f"LLM - template {acc_llm - acc_tw:+.3f} [{diffs[49]:+.3f}, {diffs[1949]:+.3f}]")
+              f"LLM - template {acc_llm - acc_tw:+.3f} {ci}")
         for c in CLASSES:
             kc = [k for k in ks if k[1] == c]
             if kc:

@@ -47,7 +47,7 @@ def test_generate_then_export_round_trip(tmp_path, files, method):
     r = run("generate", "--method", method, "--dataset", data, "--model", "fake", "--ndoc", 5, "--shot", 2, "--method-arg", f"prompt={prompt}", *extra, "--out", out, "-q", "--no-cache")
     assert r.exit_code == 0, r.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["method"] == f"{method}@1" and manifest["config"]["ndoc"] == 5 and manifest["config"]["shot"] == 2
+    assert manifest["method"] == f"{method}@{2 if method in ('summ', 'snippet') else 1}" and manifest["config"]["ndoc"] == 5 and manifest["config"]["shot"] == 2
     assert manifest["prompt_files"]["file"]["sha256"] and manifest["seed"] == 0
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     # the fake model echoes the first 40 words of its prompt: the summary it writes for the second question's
@@ -59,7 +59,7 @@ def test_generate_then_export_round_trip(tmp_path, files, method):
     r = run("export", "alce", out, "--out", result)
     assert r.exit_code == 0, r.output
     exported = json.loads(result.read_text())
-    assert exported["args"]["ndoc"] == 5 and exported["args"]["shot"] == 2 and exported["args"]["vericite"]["method"] == f"{method}@1"
+    assert exported["args"]["ndoc"] == 5 and exported["args"]["shot"] == 2 and exported["args"]["vericite"]["method"] == f"{method}@{2 if method in ('summ', 'snippet') else 1}"
     asqa, eli5 = exported["data"]
     # what ALCE's eval.py reads: output, docs (title, text), qa_pairs, annotations or answer, claims
     assert asqa["output"] == records[0]["output"] and [d["text"] for d in asqa["docs"]] == [p["text"] for p in records[0]["passages"]]

@@ -206,7 +206,7 @@ def test_same_questions_pairs_runs_answered_from_other_passages(tmp_path):
     md = compare(a, b, "--same-questions", "--format", "markdown")
     assert md.exit_code == 0, md.output
     assert "- 6 paired samples (--same-questions: paired by id and question; the passages differ in 3 of them)" in md.output
-    assert f"- {folded}" in md.output and f"- {qa}" in md.output
+    assert f"- {folded}" in md.output and f"- {qa.replace('<metric>', '&lt;metric&gt;')}" in md.output
     assert "| alce_citation_recall |" in md.output and "| attribution_" not in md.output and "| qa_em" not in md.output
     cmp = json.loads((out / "compare.json").read_text())
     assert cmp["samples"]["same_questions"] is True and cmp["samples"]["evidence"] == "passages" and cmp["samples"]["evidence_differs"] == 3

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from tests.support.ray_runs import write_answers
 from vericite.cli.main import cli
-from tests.support.checkpoint import Cut
+from tests.support.checkpoint import CONNER, Cut, alce_file
 
 
 def results_without_time(folder):
@@ -83,25 +83,6 @@ def test_resume_into_an_empty_folder_starts_afresh(tmp_path):
     r = evaluate(answers, tmp_path / "new", "--resume")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "new" / ".evaluate-answers.jsonl").read_text().count("\n") == 3
-
-
-CONNER = [
-    {"id": f"c{i}", "query": f"What is city {i}?", "knowledge": f"City {i} is the capital of land {i}. It is old.", "evidence": [f"City {i} is the capital of land {i} and is old."]}
-    for i in range(4)
-]
-
-
-def alce_file(tmp_path):
-    docs = [{"title": "Paul Simon", "text": "Paul Simon is an American musician.", "summary": "", "extraction": ""},
-            {"title": "Silence", "text": "The Sound of Silence is a song by Paul Simon.", "summary": "", "extraction": ""}]  # fmt: skip
-    items = [
-        {"sample_id": f"q{i}", "question": f"Who is {i}?", "docs": docs, "qa_pairs": [{"question": "Who?", "short_answers": ["Paul Simon"]}],
-         "annotations": [{"long_answer": "Paul Simon."}], "output": f"Paul Simon is an American musician [1]. He wrote a song {i} [2]."}
-        for i in range(4)
-    ]  # fmt: skip
-    result = tmp_path / "result.json"
-    result.write_text(json.dumps({"args": {"dataset_name": "asqa", "ndoc": 2}, "data": items}), encoding="utf-8")
-    return result
 
 
 @pytest.mark.parametrize("task", ["conner", "alce"])

@@ -14,8 +14,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from tests.support.checkpoint import Cut
 from tests.support.guards import requires
-from tests.support.ray_runs import SLOW_RAY_RUN, without_timings, write_answers, write_questions
+from tests.support.ray_runs import SLOW_RAY_EVALUATE, SLOW_RAY_RUN, without_timings, write_answers, write_questions
 from vericite.cli.main import cli
 
 
@@ -77,7 +78,7 @@ def test_actors_write_the_one_call_cache_a_local_rerun_reads(tmp_path, ray_local
     assert len(records) == 10 and all(r["cached"] for r in records)
 
 
-def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
+def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock, monkeypatch):
     a = write_answers(tmp_path / "answers.jsonl", 30)
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "local"), "-q"])
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "ray"), "-q", "--ray", "auto", "--workers", "2"])
@@ -85,13 +86,126 @@ def test_evaluate_on_ray_is_byte_identical(tmp_path, ray_local, fixed_clock):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
     res = json.loads((tmp_path / "ray" / "results.json").read_text())
     assert res["counts"]["samples"] == 30 and 0 < res["metrics"]["citation_correctness"]["value"] < 1
-    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2  # the judge's calls went to two actors
+    # the per-answer checkpoint of a local evaluate: its header (the same), then one line per answer, in any order
+    ray_lines, local_lines = ((tmp_path / d / ".evaluate-answers.jsonl").read_text().splitlines() for d in ("ray", "local"))
+    assert ray_lines[0] == local_lines[0] and sorted(json.loads(l)["answer"] for l in ray_lines[1:]) == list(range(30))
 
-    # --resume: every part is in the checkpoint, nothing is sent again, and the files are the same
-    before = (tmp_path / "ray" / ".ray-calls.jsonl").read_bytes()
+    # --resume: every answer is in the checkpoint, nothing is sent again, and the files are the same
+    before = (tmp_path / "ray" / ".evaluate-answers.jsonl").read_bytes()
+    sent = SentAnswers(monkeypatch)
     invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "ray"), "-q", "--ray", "auto", "--workers", "2", "--resume"])
-    assert (tmp_path / "ray" / ".ray-calls.jsonl").read_bytes() == before
+    assert sent.answers == [] and (tmp_path / "ray" / ".evaluate-answers.jsonl").read_bytes() == before
     assert (tmp_path / "ray" / "results.json").read_bytes() == (tmp_path / "local" / "results.json").read_bytes()
+
+
+class SentAnswers:
+    """The answers ``evaluate --ray`` sends to its actors (their indices), counted from now on; ``cut_after``: the
+    driver stops (KeyboardInterrupt, as Ctrl-C) once that many batches have come back."""
+
+    def __init__(self, monkeypatch, cut_after=None):
+        from vericite.distributed import RayPool
+
+        self.answers, self.cut_after = [], cut_after
+        real = getattr(RayPool.map, "real", RayPool.map)
+
+        def map(pool, method, batches):
+            batches = list(batches)
+            if method == "score":
+                self.answers += [i for _key, batch in batches for i, _s, _a in batch]
+            for n, got in enumerate(real(pool, method, batches)):
+                if self.cut_after is not None and n == self.cut_after:
+                    raise KeyboardInterrupt
+                yield got
+
+        map.real = real
+        monkeypatch.setattr(RayPool, "map", map)
+
+
+def test_evaluate_on_ray_cut_then_resumed_writes_what_an_uninterrupted_evaluate_writes(tmp_path, ray_local, fixed_clock, monkeypatch):
+    """The driver stops after 2 batches of 4 answers came back (Ctrl-C): their lines are kept; --resume on Ray sends
+    only the other answers, and the files are the uninterrupted (local) run's byte for byte. The four-class
+    judge is the workers' too."""
+    a = write_answers(tmp_path / "answers.jsonl", 14)
+    common = ["evaluate", "-i", str(a), "-q", "--judge", "fake", "--attribution-judge", "fake-4class"]
+    invoke([*common, "-o", str(tmp_path / "local")])
+    SentAnswers(monkeypatch, cut_after=2)
+    r = CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    assert r.exit_code == 130 and "--resume" in r.output, r.output
+    assert not (tmp_path / "ray" / "results.json").exists()
+    kept = {json.loads(l)["answer"] for l in (tmp_path / "ray" / ".evaluate-answers.jsonl").read_text().splitlines()[1:]}
+    assert len(kept) == 8  # two batches of four answers
+    sent = SentAnswers(monkeypatch)
+    driver = Cut(monkeypatch)  # this process's fake judges (the actors are other processes)
+    invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2", "--resume"])
+    assert sorted(sent.answers) == sorted(set(range(14)) - kept)  # a checkpointed answer is not judged again
+    assert driver.calls == 0  # both judges (the four-class one too) judged on the actors only
+    for name in ("results.json", "samples.jsonl", "bad_lines.jsonl"):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    res = json.loads((tmp_path / "ray" / "results.json").read_text())
+    assert res["metrics"]["attribution_supportive"]["value"] is not None
+
+
+@pytest.mark.parametrize("task", ["conner", "alce"])
+def test_evaluate_on_ray_other_tasks_cut_then_resumed(tmp_path, ray_local, monkeypatch, task):
+    """CONNER's and ALCE's judged families on the actors (the task as the driver prepared it): cut after one batch
+    and resumed on Ray, the files are an uninterrupted local evaluate's."""
+    from tests.support.checkpoint import alce_file, conner_lines
+
+    if task == "conner":
+        answers = tmp_path / "k.jsonl"
+        answers.write_text("".join(json.dumps(x) + "\n" for x in conner_lines(9)), encoding="utf-8")
+        opts = ["--task", "conner", "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake"]
+    else:
+        answers = alce_file(tmp_path, 9)
+        opts = ["--task", "alce", "--judge", "fake", "--metrics", "str_em,rouge_lsum,alce_citation_recall,alce_citation_precision"]
+    common = ["evaluate", "-i", str(answers), "-q", "--resamples", "50", *opts]
+    invoke([*common, "-o", str(tmp_path / "local")])
+    SentAnswers(monkeypatch, cut_after=1)
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"]).exit_code == 130
+    assert (tmp_path / "ray" / ".evaluate-answers.jsonl").read_text().count("\n") == 1 + 4
+    sent = SentAnswers(monkeypatch)
+    invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2", "--resume"])
+    assert len(sent.answers) == 5
+    local, ray = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "ray"))
+    local.pop("created"), ray.pop("created")
+    judged = "factuality" if task == "conner" else "alce_citation_recall"
+    assert ray == local and ray["metrics"][judged]["value"] is not None
+    assert (tmp_path / "ray" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()
+
+
+def test_evaluate_on_ray_and_local_resume_each_others_checkpoint(tmp_path, ray_local, fixed_clock, monkeypatch):
+    """One checkpoint: cut on Ray and resumed locally, or cut locally and resumed on Ray, gives the same files."""
+    a = write_answers(tmp_path / "answers.jsonl", 10)
+    common = ["evaluate", "-i", str(a), "-q", "--judge", "fake"]
+    invoke([*common, "-o", str(tmp_path / "whole")])
+    SentAnswers(monkeypatch, cut_after=1)
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "r2l"), "--ray", "auto", "--workers", "2"]).exit_code == 130
+    invoke([*common, "-o", str(tmp_path / "r2l"), "--resume"])
+    Cut(monkeypatch, at=4)  # local: cut in the fourth answer
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "l2r")]).exit_code == 130
+    Cut(monkeypatch)
+    sent = SentAnswers(monkeypatch)
+    invoke([*common, "-o", str(tmp_path / "l2r"), "--ray", "auto", "--workers", "2", "--resume"])
+    assert sorted(sent.answers) == list(range(3, 10))
+    for d in ("r2l", "l2r"):
+        for name in ("results.json", "samples.jsonl"):
+            assert (tmp_path / d / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), (d, name)
+
+
+def test_evaluate_on_ray_resume_with_other_settings_is_one_line(tmp_path, ray_local, monkeypatch):
+    a = write_answers(tmp_path / "answers.jsonl", 6)
+    common = ["evaluate", "-i", str(a), "-o", str(tmp_path / "o"), "-q", "--ray", "auto", "--workers", "2"]
+    SentAnswers(monkeypatch, cut_after=1)
+    assert CliRunner().invoke(cli, [*common, "--judge", "fake"]).exit_code == 130
+    sent = SentAnswers(monkeypatch)
+    for extra, what in ((["--judge", "triple"], "judge"), (["--judge", "fake", "--match", "normalised"], "match")):
+        r = CliRunner().invoke(cli, [*common, *extra, "--resume"])
+        assert r.exit_code == 2 and "cannot resume the evaluation" in r.output and what in r.output, r.output
+        assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    write_answers(a, 7)
+    r = CliRunner().invoke(cli, [*common, "--judge", "fake", "--resume"])
+    assert r.exit_code == 2 and "the input file" in r.output, r.output
+    assert sent.answers == []  # refused before any answer went to the actors
 
 
 def test_evaluate_on_ray_counts_the_workers_judge_usage(tmp_path, ray_local, fixed_clock):
@@ -135,6 +249,58 @@ def test_judge_eval_tasks_caqa_and_alce_human_judge_on_ray(tmp_path, ray_local):
         local, ray = ((tmp_path / f"{name}-{d}" / "judgements.jsonl").read_text() for d in ("local", "ray"))
         assert local and ray == local, name
         assert (tmp_path / f"{name}-ray" / ".ray-calls.jsonl").read_text().count("\n") >= 2, name  # two actors' parts
+
+
+class SentParts:
+    """The parts of judge calls judge-eval --ray sends to its actors, counted from now on; ``cut_after``: the driver
+    stops (KeyboardInterrupt) once that many parts have come back."""
+
+    def __init__(self, monkeypatch, cut_after=None):
+        from vericite.distributed import RayPool
+
+        self.parts, self.cut_after = 0, cut_after
+        real = getattr(RayPool.map, "real", RayPool.map)
+
+        def map(pool, method, batches):
+            batches = list(batches)
+            self.parts += len(batches)
+            for n, got in enumerate(real(pool, method, batches)):
+                if self.cut_after is not None and self.parts - len(batches) + n == self.cut_after:
+                    raise KeyboardInterrupt
+                yield got
+
+        map.real = real
+        monkeypatch.setattr(RayPool, "map", map)
+
+
+def test_judge_eval_on_ray_resumes_from_its_judgements_and_the_actors_parts(tmp_path, ray_local, monkeypatch):
+    """judge-eval --task caqa --ray cut after 3 parts (one call of 2 parts written to judgements.jsonl, one part of
+    the next call only in .ray-calls.jsonl): --resume --ray keeps the 4 judgements and sends neither the finished
+    call's parts nor the finished part again; the judgements are an uninterrupted run's. --task pairs has no
+    --resume, on Ray or not: one line."""
+    from tests.support.caqa import write_pool
+
+    data = tmp_path / "caqa.jsonl"
+    invoke(["build", "caqa", "--pool", str(write_pool(tmp_path)), "--n", "16", "--verbalise", "template", "--out", str(data), "-q"])
+    common = ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(data), "--batch-size", "4", "-q", "--ray", "auto", "--workers", "2"]
+    whole = SentParts(monkeypatch)
+    invoke([*common, "--out", str(tmp_path / "whole")])
+    assert whole.parts >= 8
+    SentParts(monkeypatch, cut_after=3)
+    r = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "cut")])
+    assert r.exit_code == 130 and "--resume" in r.output, r.output
+    assert (tmp_path / "cut" / ".ray-calls.jsonl").read_text().count("\n") == 3
+    again = SentParts(monkeypatch)
+    invoke([*common, "--out", str(tmp_path / "cut"), "--resume"])
+    assert again.parts == whole.parts - 3  # nothing the actors finished is sent again
+    res = json.loads((tmp_path / "cut" / "results.json").read_text())
+    assert res["resumed_pairs"] == 4 and "the 4 judgements kept by --resume from judgements.jsonl are not counted" in res["judge_usage_note"]
+    assert (tmp_path / "cut" / "judgements.jsonl").read_text() == (tmp_path / "whole" / "judgements.jsonl").read_text()
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"evidence": "P works as a cook.", "claim": "P is a cook.", "label": "supports"}) + "\n")
+    for ray in ([], ["--ray", "auto"]):
+        r = CliRunner().invoke(cli, ["judge-eval", "--judge", "fake", "--data", str(pairs), "--out", str(tmp_path / "p"), "-q", "--resume", *ray])
+        assert r.exit_code != 0 and "--resume works with --task alce-human and caqa only" in r.output and "Traceback" not in r.output
 
 
 def test_judge_eval_on_ray_reports_the_workers_judge_usage(tmp_path, ray_local):
@@ -186,6 +352,36 @@ def test_killed_driver_resumes_with_nothing_lost_or_answered_twice(tmp_path):
     assert set(asked_before) | set(asked_after) == set(ids)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["summary"]["n_done"] == 40
+
+
+@pytest.mark.slow  # two Ray starts of its own, about a minute on two cores
+def test_killed_evaluate_driver_resumes_with_nothing_lost_or_judged_twice(tmp_path, fixed_clock):
+    """evaluate --ray's driver killed (SIGKILL) once some answers' lines are written: --resume on Ray scores only
+    the answers not in its checkpoint, and the files are those of an uninterrupted local evaluate."""
+    requires("ray")
+    a = write_answers(tmp_path / "answers.jsonl", 24)
+    invoke(["evaluate", "-i", str(a), "-o", str(tmp_path / "local"), "-q", "--judge", "fake", "--attribution-judge", "fake-4class", "--no-cache"])
+    script, out, calls = tmp_path / "run.py", tmp_path / "r", tmp_path / "calls.txt"
+    script.write_text(SLOW_RAY_EVALUATE)
+    env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
+    p = subprocess.Popen([sys.executable, str(script), str(out), str(calls), str(a)], env=env, start_new_session=True)
+    checkpoint = out / ".evaluate-answers.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 5):
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)  # the driver only: Ray's own processes notice it is gone
+    p.wait()
+    kept = {json.loads(l)["answer"] for l in checkpoint.read_text().splitlines()[1:] if l.strip()}
+    assert 4 <= len(kept) < 24 and not (out / "results.json").exists(), "the driver should have been killed mid-way"
+    scored_before = calls.read_text().split()
+    subprocess.run([sys.executable, str(script), str(out), str(calls), str(a), "--resume"], env=env, check=True, timeout=240)
+    scored_after = {int(i) for i in calls.read_text().split()[len(scored_before):]}
+    assert not scored_after & kept and scored_after | kept == set(range(24))  # none lost, none judged twice
+    local, ray = (json.loads((d / "results.json").read_text()) for d in (tmp_path / "local", out))
+    local.pop("created"), ray.pop("created")
+    local["config"].pop("input"), ray["config"].pop("input")
+    assert ray == local
+    assert (out / "samples.jsonl").read_bytes() == (tmp_path / "local" / "samples.jsonl").read_bytes()
 
 
 class Doubler:

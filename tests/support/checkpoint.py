@@ -1,6 +1,9 @@
-"""What the evaluate and run resume tests share: the fake judges' calls counted, and cut (KeyboardInterrupt) at one."""
+"""What the evaluate and run resume tests share: the fake judges' calls counted, and cut (KeyboardInterrupt) at one;
+CONNER knowledge lines and an ALCE result file to evaluate."""
 
 from __future__ import annotations
+
+import json
 
 from vericite.fakes.judges import FourClassJudge, KeywordJudge, ThreeWayJudge
 
@@ -24,3 +27,28 @@ class Cut:
 
         judge.real = real  # type: ignore[attr-defined]
         return judge
+
+
+def conner_lines(n=4):
+    """``n`` CONNER knowledge lines, each with its evidence."""
+    return [
+        {"id": f"c{i}", "query": f"What is city {i}?", "knowledge": f"City {i} is the capital of land {i}. It is old.", "evidence": [f"City {i} is the capital of land {i} and is old."]}
+        for i in range(n)
+    ]
+
+
+CONNER = conner_lines(4)
+
+
+def alce_file(tmp_path, n=4):
+    """An ALCE result file of ``n`` ASQA answers citing two documents."""
+    docs = [{"title": "Paul Simon", "text": "Paul Simon is an American musician.", "summary": "", "extraction": ""},
+            {"title": "Silence", "text": "The Sound of Silence is a song by Paul Simon.", "summary": "", "extraction": ""}]  # fmt: skip
+    items = [
+        {"sample_id": f"q{i}", "question": f"Who is {i}?", "docs": docs, "qa_pairs": [{"question": "Who?", "short_answers": ["Paul Simon"]}],
+         "annotations": [{"long_answer": "Paul Simon."}], "output": f"Paul Simon is an American musician [1]. He wrote a song {i} [2]."}
+        for i in range(n)
+    ]  # fmt: skip
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps({"args": {"dataset_name": "asqa", "ndoc": 2}, "data": items}), encoding="utf-8")
+    return result

@@ -34,6 +34,40 @@ SLOW_RAY_RUN = textwrap.dedent(
 )
 
 
+#: the evaluate driver killed mid-run by tests/e2e/test_ray.py: the answers of ANSWERS (argv[3]) evaluated on 2 actors
+#: (fake judges) whose batches of 2 answers take their time; every answer a worker scores is appended to CALLS
+#: (argv[2]: its index), from whichever process scored it
+SLOW_RAY_EVALUATE = textwrap.dedent(
+    """
+    import functools, sys, time
+    import vericite.runs.distributed as D
+    from vericite.distributed import open_pool
+    from vericite.evaluate import EvaluateConfig
+    from vericite.runs.results import evaluate_file
+
+    CALLS = sys.argv[2]
+
+    def slow_worker(cfg, task):
+        worker = D.AnswerWorker(cfg, task)
+        real = worker.score
+
+        def score(batch):
+            time.sleep(0.3)
+            with open(CALLS, "a") as f:
+                f.write("".join(f"{i}\\n" for i, _s, _a in batch))
+            return real(batch)
+
+        worker.score = score
+        return worker
+
+    D.answer_pool = lambda cfg, *, ray, workers: lambda task: open_pool(functools.partial(slow_worker, cfg, task), workers, ray)
+    cfg = EvaluateConfig(judge="fake", attribution_judge="fake-4class", cache=False)
+    import vericite.evaluate.pipeline as P
+    P.ANSWER_BATCH = 2
+    evaluate_file(sys.argv[3], sys.argv[1], cfg, ray="auto", workers=2, resume=len(sys.argv) > 4)
+    """
+)
+
 def write_questions(path: Path, n: int = 12) -> Path:
     """``n`` questions, each with two facts about its own person."""
     with path.open("w", encoding="utf-8") as f:

@@ -144,9 +144,12 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
         theirs_all.append(ppl_theirs[i])
     rows = chunked(lambda ts, ss: sentence_logprobs(lm, ts, ss, context="sentence"), texts, spans, "NQ reference passages")
     mean_ppl, inv_ppl, theirs = [], [], []
+    no_ppl = 0
     for i, sents in enumerate(rows):
         ppls = [p for p in (perplexity(lps) for lps in sents) if p is not None]
-        if ppls:
+        if not ppls:
+            no_ppl += 1  # no sentence with a scored token: no perplexity of ours to compare
+        else:
             mean_ppl.append(sum(ppls) / len(ppls))
             inv_ppl.append(sum(1 / p for p in ppls) / len(ppls))
             theirs.append(theirs_all[i])
@@ -154,14 +157,16 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
     alignment = (f"their {len(ppl_theirs)} values, written by CONNER's ppl.py in nq_ref's line order (it asserts 500), "
                  "paired with nq_ref's lines by position: the order the file was made in; their NaN left out")
     kept = f"the first {n} passages" + (f", {long_out} of them over {max_words} words left out" if max_words is not None else "")
+    if no_ppl:
+        kept += f", {no_ppl} with no sentence {model} could score left out"
     out["sentence_perplexity"] = {
-        "spearman": spearman(mean_ppl, theirs), "n": len(mean_ppl), "passages": kept, "their_nan_left_out": their_nan,
+        "spearman": spearman(mean_ppl, theirs), "n": len(mean_ppl), "passages": kept, "their_nan_left_out": their_nan, "no_perplexity_left_out": no_ppl,
         "ours": f"mean sentence PPL (cap {PPL_CAP:g}) of {model}, each sentence alone (as CONNER's ppl.py)",
         "theirs": "nq_ref_avg_sent_ppl (GPT-Neo 2.7B: mean over nltk sentences of min(PPL, 200); the released values stop at 100.0)",
         "alignment": alignment,
     }
     out["coherence_sentence"] = {
-        "spearman": spearman(inv_ppl, [1 / t for t in theirs]), "n": len(inv_ppl), "passages": kept, "their_nan_left_out": their_nan,
+        "spearman": spearman(inv_ppl, [1 / t for t in theirs]), "n": len(inv_ppl), "passages": kept, "their_nan_left_out": their_nan, "no_perplexity_left_out": no_ppl,
         "ours": f"coherence_sentence (Eq. 3): mean over sentences of 1/PPL (cap {PPL_CAP:g}) of {model}, each sentence alone",
         "theirs": "1 / nq_ref_avg_sent_ppl (their file holds the mean sentence PPL; its reciprocal ranks as coherence does, so a positive rho is agreement)",
         "alignment": alignment,

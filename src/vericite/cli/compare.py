@@ -4,7 +4,6 @@ difference, its bootstrap CI and a permutation p-value (vericite.runs.compare; d
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -21,29 +20,18 @@ def _ci(ci: Any) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
 
 
-#: a metric neither run computed, for the same reason in both: one line under the table, not a row (five
-#: attribution_* rows on every comparison of runs without a four-class judge said nothing each)
-BOTH = "not computed in A and B: "
-
-
 def _folded(cmp: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The metrics not computed in A and B, by their reason (in the order of the metrics); a reason that names its
-    metric ("no qa_em score in samples.jsonl") is grouped with the others' as "no <metric> score ..."."""
-    out: dict[str, list[str]] = {}
-    for name, m in cmp["metrics"].items():
-        reason = m.get("reason") or ""
-        if m.get("diff") is None and reason.startswith(BOTH):
-            out.setdefault(re.sub(rf"\b{re.escape(name)}\b", "<metric>", reason[len(BOTH):], count=1), []).append(name)
-    return out
+    """The metrics not computed in A and B, by their reason (``runs.compare.folded_not_computed``)."""
+    from ..runs.compare import folded_not_computed
+
+    return folded_not_computed(cmp["metrics"])
 
 
 def _folded_lines(cmp: Mapping[str, Any]) -> list[str]:
     """"not computed in A and B: m1, m2 (reason)", one line per reason."""
-    lines = []
-    for reason, names in _folded(cmp).items():
-        why = reason.replace("<metric>", names[0], 1) if len(names) == 1 else reason
-        lines.append(f"{BOTH}{', '.join(names)} ({why})")
-    return lines
+    from ..runs.compare import folded_lines
+
+    return folded_lines(cmp["metrics"])
 
 
 def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, str, str]]:
@@ -79,9 +67,15 @@ def _notes(cmp: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def md_text(x: str) -> str:
+    """Text for a markdown table cell or list item: one line, "|" escaped, and "&", "<", ">" as HTML entities, so
+    a name such as ``llm4:<model>`` or ``no <metric> score`` shows as written rather than as an HTML tag that
+    GitHub drops."""
+    return " ".join(x.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
 def format_markdown(cmp: Mapping[str, Any]) -> str:
-    def cell(x: str) -> str:
-        return x.replace("|", "\\|").replace("\n", " ")
+    cell = md_text
 
     head = "| metric | A | B | B − A | 95% CI | p | n (A/B) | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n"
     body = "".join("| " + " | ".join(cell(c) for c in r) + " |\n" for r in _rows(cmp))

@@ -154,7 +154,7 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     is_flag=True,
     help="continue an interrupted evaluate into the same --out: the answers it scored (OUT/.evaluate-answers.jsonl) are "
     "not judged again, when the task, judges, metric options and input file are the same (else one line says what "
-    "differs); with --ray, the judge calls it finished (OUT/.ray-calls.jsonl)",
+    "differs); the same with --ray, whose actors score the answers and send back their lines",
 )
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @format_options

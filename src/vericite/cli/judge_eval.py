@@ -57,7 +57,12 @@ TASKS: dict[str, str] = {
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="pairs: judge only the first N pairs; alce-human: the first N answers of each system's run")
 @click.option("--split", default=None, help="caqa: judge the items of this split only (train or test)")
 @click.option("--predictions", type=click.Path(dir_okay=False, path_type=Path), default=None, help="caqa: score a file of {label, prediction, complexity, human_label?} lines instead of running a judge")
-@click.option("--resume", is_flag=True, help="alce-human, caqa: keep the judge's judgements already in --out/judgements.jsonl (an interrupted run's) and judge only the rest")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="alce-human, caqa: keep the judge's judgements already in --out/judgements.jsonl (an interrupted run's) and judge "
+    "only the rest; with --ray also the parts of a call the actors finished (--out/.ray-calls.jsonl). Not for --task pairs",
+)
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache")
@@ -120,7 +125,7 @@ def judge_eval(
     fmt = resolve_format(fmt, as_json)
     check_out_dir(out_dir)
     def pooled(judge: Any) -> Any:  # --ray: the judge's judging on Ray actors, for every task
-        return on_ray(judge, str(judge_spec), {"threads": threads, "cache": cache, **server}, out_dir)
+        return on_ray(judge, str(judge_spec), {"threads": threads, "cache": cache, **server}, out_dir, resume)
 
     if task == "caqa":
         from ..models import model_options

@@ -6,8 +6,8 @@ The judge is built with a BuildContext whose ``load_model`` puts every model it 
 over one of them) is counted, whatever holds the model. Counted: this process's calls, the ones the call cache
 answers included (with the tokens first reported). Not counted: the judgements ``--resume`` keeps from an
 earlier run (``judgements.jsonl`` holds judgements, not what they cost) -- the note says how many.
-With ``--ray`` the workers' usage (``PoolJudge.worker_usage``) is reported instead; unknown when the Ray checkpoint
-was written before usage was kept."""
+With ``--ray`` the workers' usage (``PoolJudge.worker_usage``) is reported instead, the parts ``--resume`` reads back
+from ``.ray-calls.jsonl`` with the usage they had; unknown when the Ray checkpoint was written before usage was kept."""
 
 from __future__ import annotations
 
@@ -52,7 +52,9 @@ class UsageCounter:
         unknown = sum(u.get("uncounted_calls", 0) for u in usage.values())
         if unknown:
             notes.append(f"{unknown} calls of unknown tokens (uncounted_calls: a model or cache entry that did not report them): the token counts are a lower bound")
-        if resumed:
+        if resumed and callable(report):  # --ray --resume: the actors' parts read back keep their usage
+            notes.append(f"the {resumed} judgements kept by --resume from judgements.jsonl are not counted (the actors' parts read back from .ray-calls.jsonl are, with the usage they had)")
+        elif resumed:
             notes.append(f"this process's calls only: the {resumed} judgements kept by --resume from an earlier run are not counted")
         return {"judge_usage": usage, "judge_usage_note": "; ".join(notes)}
 

@@ -34,7 +34,7 @@ INTERRUPTED = {
     "generate": "completed samples are kept; rerun with --resume to continue",
     "run": "completed samples and the answers evaluated are kept; rerun with --resume to continue",
     "build": "completed items are kept; rerun with --resume to continue",
-    "evaluate": "the answers scored so far are kept (with --ray, the judge's finished batches): rerun with --resume to continue",
+    "evaluate": "the answers scored so far are kept: rerun with --resume to continue",
     "judge-eval": "with --task alce-human or caqa the judgements made so far are kept: rerun with --resume; "
     "other tasks: rerun the same command (the model calls made so far are cached)",
 }

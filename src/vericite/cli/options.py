@@ -71,10 +71,10 @@ def ray_settings(opts: dict[str, Any]) -> tuple[str | None, int]:
     return (address or None), int(workers or DEFAULT_WORKERS)
 
 
-def on_ray(judge: Any, spec: str, opts: dict[str, Any], out: Any) -> Any:
+def on_ray(judge: Any, spec: str, opts: dict[str, Any], out: Any, resume: bool = False) -> Any:
     """``judge`` as is without ``--ray``; with it, a judge whose judging runs on ``--workers`` Ray actors, each
-    holding the judge ``spec`` built with ``opts``' model options (checkpointed in OUT/.ray-calls.jsonl). The
-    actors go when the command ends."""
+    holding the judge ``spec`` built with ``opts``' model options (checkpointed in OUT/.ray-calls.jsonl; with
+    ``resume`` the parts already there are read back, not sent again). The actors go when the command ends."""
     address, workers = ray_settings(dict(opts))
     if address is None or judge is None:
         return judge
@@ -83,7 +83,7 @@ def on_ray(judge: Any, spec: str, opts: dict[str, Any], out: Any) -> Any:
     from ..models import model_options
     from ..runs.distributed import pool_judge
 
-    pooled = pool_judge(judge, spec, model_options(SimpleNamespace(**opts)), ray=address, workers=workers, out=out)
+    pooled = pool_judge(judge, spec, model_options(SimpleNamespace(**opts)), ray=address, workers=workers, out=out, resume=resume)
     click.get_current_context().call_on_close(pooled.close)
     return pooled
 

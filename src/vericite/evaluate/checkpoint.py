@@ -160,15 +160,29 @@ class AnswerCheckpoint:
         """The answer ``index`` scored: its line (with the judgements made since the last one, and ``usage``: what
         its judging's model calls cost, by model name), written at once (a killed process loses none) and fsynced
         at most every :data:`SYNC_EVERY_S` (fast judges: not once an answer)."""
-        line = {"answer": index, "id": sample_id, "judged": dict(self.fresh), "scores": dict(scores), "judgements": judgements, "usage": dict(usage or {})}
+        self._write(answer_line(index, sample_id, self.fresh, scores, judgements, usage))
+        self.fresh.clear()
+
+    def add_line(self, line: Mapping[str, Any]) -> None:
+        """An answer's line made elsewhere (``--ray``: by a worker, :func:`answer_line`), written as :meth:`add`
+        writes; its judgements go into the memo."""
+        self.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict)})
+        self._write(dict(line))
+
+    def _write(self, line: dict[str, Any]) -> None:
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(jsonl.dumps_line(line))
             f.flush()
             if time.monotonic() - self._synced >= SYNC_EVERY_S:
                 os.fsync(f.fileno())
                 self._synced = time.monotonic()
-        self.done[index] = sample_id
-        self.fresh.clear()
+        self.done[int(line["answer"])] = line["id"]
+
+
+def answer_line(index: int, sample_id: str, judged: Mapping[str, Any], scores: Mapping[str, Any], judgements: list[dict[str, Any]], usage: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """An answer's checkpoint line: its index and id, the judgements made for it (``judged``: by :func:`pair_key`),
+    its scores and judgements, and what its judging cost by model name."""
+    return {"answer": index, "id": sample_id, "judged": dict(judged), "scores": dict(scores), "judgements": judgements, "usage": dict(usage or {})}
 
 
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:

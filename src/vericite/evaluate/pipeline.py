@@ -124,13 +124,17 @@ def evaluate_items(
     models: Mapping[str, Any] | None = None,
     progress: bool = False,
     checkpoint: Any = None,
+    workers: Any = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Score ``items`` with ``task``'s suite (default: the settings' task); returns (results body, per-sample
     records). ``cfg``: the settings (an EvaluateConfig, or an object with its fields). ``judge``: a ready judge,
     or None for none (default: the settings' judge, loaded). ``models``: backends already loaded, by model name.
     ``progress``: show the progress of judging and of model-scored metrics (a bar on a terminal, a plain line
     every 30 s elsewhere). ``checkpoint``: an ``evaluate.checkpoint.AnswerCheckpoint``: the answers are judged
-    one at a time into it first (those already there are not judged again), then the corpus is scored from it."""
+    one at a time into it first (those already there are not judged again), then the corpus is scored from it.
+    ``workers`` (with ``checkpoint``; ``--ray``): called with the task once prepared, it gives the pool
+    (``distributed.Pool``) whose workers score those answers instead (:func:`score_answers_on_pool`), the
+    driver writing each answer's line as it comes back; it is opened only when some answer is left to judge."""
     from ..progress import progress_bar
     from ..registry import create
 
@@ -162,11 +166,11 @@ def evaluate_items(
         if checkpoint is not None:
             for name, used in checkpoint.usage.items():  # the answers read back: what their judging cost then
                 meters.setdefault(name, UsageMeter()).add(Usage.from_dict(used))
-            score_answer_by_answer(suite, items, checkpoint, progress, meters)
+            if workers is not None:
+                score_answers_on_pool(suite, items, checkpoint, lambda: workers(task), progress, meters)
+            else:
+                score_answer_by_answer(suite, items, checkpoint, progress, meters)
         runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
-    remote = _worker_usage(given)
-    for name, used in (remote or {}).items():
-        meters.setdefault(name, UsageMeter()).add(used)
 
     judges: dict[str, Any] = {}
     if judge is not None:
@@ -207,14 +211,12 @@ def evaluate_items(
     return body, records
 
 
-def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False, meters: Mapping[str, Any] | None = None) -> None:
-    """The judged families of ``suite`` (those holding a judge; a family's ``judging_part()`` when it has one) score
-    each answer not yet in ``checkpoint`` alone, their judges memoised in it (``evaluate/checkpoint.py``); each
-    answer's line is appended as it is scored. The families keep the memoising judges, so the corpus's scoring
-    after this asks no judge again. ``meters``: by model name, what each answer's judging costs goes into its line."""
+def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, Any]) -> list[Any]:
+    """The parts of ``suite`` scored answer by answer: each family that holds a judge (its ``judging_part()`` when it
+    has one), with no bootstrap. Each such family's judge is made a ``MemoJudge`` over ``memo`` (new judgements also
+    go into ``fresh``), in ``suite`` itself too, so the corpus's scoring after this asks no judge again."""
     import copy
 
-    from ..progress import progress_bar
     from .checkpoint import MemoJudge
 
     judged = []
@@ -222,7 +224,7 @@ def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], ch
         if getattr(m, "judge", None) is None:
             continue
         if not isinstance(m.judge, MemoJudge):
-            m.judge = MemoJudge(m.judge, checkpoint.memo, checkpoint.fresh)
+            m.judge = MemoJudge(m.judge, memo, fresh)
         # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures) gives
         # its judged part: the rest is computed once, over the corpus
         part = m.judging_part() if hasattr(m, "judging_part") else copy.copy(m)
@@ -230,33 +232,87 @@ def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], ch
             if hasattr(part, "resamples"):
                 part.resamples = 0  # one answer's corpus numbers are not kept: no bootstrap
             judged.append(part)
+    return judged
+
+
+def score_one(parts: Sequence[Any], sample: Any, answer: Any, meters: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """One answer scored by the judged ``parts``: its scores, its judgements, and what its judging's model calls
+    cost by model name (from ``meters``: only those with calls)."""
+    before = {name: m.usage for name, m in (meters or {}).items()}
+    runs = [MetricRun.of(m, [sample], [answer]) for m in parts]
+    scores = {k: v for run in runs for k, v in run.scores[0].items()}
+    used = {name: m.usage - before[name] if name in before else m.usage for name, m in (meters or {}).items()}
+    usage = {name: u.to_dict() for name, u in used.items() if u.calls}
+    return scores, [j for run in runs for j in run.judgements[0]], usage
+
+
+def score_answer_by_answer(suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, progress: bool = False, meters: Mapping[str, Any] | None = None) -> None:
+    """The judged families of ``suite`` (:func:`judged_parts`) score each answer not yet in ``checkpoint`` alone,
+    their judges memoised in it (``evaluate/checkpoint.py``); each answer's line is appended as it is scored. The
+    families keep the memoising judges, so the corpus's scoring after this asks no judge again. ``meters``: by
+    model name, what each answer's judging costs goes into its line."""
+    from ..progress import progress_bar
+
+    judged = judged_parts(suite, checkpoint.memo, checkpoint.fresh)
     todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
     if not judged:
         return
     with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
         for i in todo:
             it = items[i]
-            before = {name: m.usage for name, m in (meters or {}).items()}
-            runs = [MetricRun.of(m, [it.sample], [it.answer]) for m in judged]
-            scores = {k: v for run in runs for k, v in run.scores[0].items()}
-            used = {name: m.usage - before[name] if name in before else m.usage for name, m in (meters or {}).items()}
-            usage = {name: u.to_dict() for name, u in used.items() if u.calls}
-            checkpoint.add(i, it.sample.id, scores, [j for run in runs for j in run.judgements[0]], usage)
+            scores, judgements, usage = score_one(judged, it.sample, it.answer, meters)
+            checkpoint.add(i, it.sample.id, scores, judgements, usage)
             advance(1)
 
 
-def _worker_usage(judge: Any) -> dict[str, Any] | None:
-    """A judge that judges on workers (``--ray``'s ``PoolJudge``): what its workers' model calls cost, by model
-    name (None: nothing to add, or some of it unknown)."""
-    report = getattr(judge, "worker_usage", None) if judge is not None else None
-    return report() if callable(report) else None
+#: answers per batch sent to a worker (``--ray``): small, so a crash loses little and the workers stay busy
+ANSWER_BATCH = 4
+
+
+def score_answers_on_pool(
+    suite: Sequence[Any], items: Sequence[AnswerItem], checkpoint: Any, open_pool: Any, progress: bool = False, meters: dict[str, Any] | None = None, batch_size: int | None = None
+) -> None:
+    """:func:`score_answer_by_answer` with the answers scored by a pool's workers (``--ray``): the answers not yet in
+    ``checkpoint`` go in batches of ``batch_size`` (:data:`ANSWER_BATCH`) to ``open_pool()``'s workers (each built the task's suite once:
+    ``runs/distributed.py``'s ``AnswerWorker``), which score each answer alone as the local loop does and send back
+    its checkpoint line; the driver appends each line as its batch comes back, its judgements into the memo of
+    ``suite``'s judges (so the corpus's scoring after this asks no judge again), its usage into ``meters``. The pool
+    is opened only when some answer is left to judge, and closed at the end."""
+    from ..models.usage import UsageMeter
+    from ..progress import progress_bar
+    from ..types import Usage
+
+    if not judged_parts(suite, checkpoint.memo, checkpoint.fresh):
+        return
+    todo = [i for i, it in enumerate(items) if not checkpoint.is_done(i, it.sample.id)]
+    if not todo:
+        return
+    size = batch_size or ANSWER_BATCH
+    batches = [todo[k : k + size] for k in range(0, len(todo), size)]
+    send = [(f"answers:{b[0]}-{b[-1]}", [(i, items[i].sample, items[i].answer) for i in b]) for b in batches]
+    pool = open_pool()
+    try:
+        with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
+            for _key, lines in pool.map("score", send):
+                for line in lines:
+                    i = line["answer"]
+                    if items[i].sample.id != line["id"]:
+                        from ..errors import VericiteError
+
+                        raise VericiteError(f"a worker scored answer {i} as {line['id']!r}, not {items[i].sample.id!r}")
+                    checkpoint.add_line(line)
+                    for name, used in (line.get("usage") or {}).items():
+                        if meters is not None:
+                            meters.setdefault(name, UsageMeter()).add(Usage.from_dict(used))
+                advance(len(lines))
+    finally:
+        pool.close()
 
 
 def _metering_ready(judge: Any, meters: dict[str, Any]) -> Any:
     """A judge given ready (``vericite run``'s) that holds its model itself (``backend`` among its own
-    attributes, as the LLM judges do) has its calls counted under its model's name too. A judge that judges
-    elsewhere (``--ray``: its model's calls are made by the workers) holds none and is not counted: its model
-    then has no entry here, never a zero (its workers report theirs: :func:`_worker_usage`)."""
+    attributes, as the LLM judges do) has its calls counted under its model's name too. A judge without a
+    language model of its own is not counted: its model then has no entry here, never a zero."""
     import contextlib
 
     from ..models.usage import UsageMeter, metering

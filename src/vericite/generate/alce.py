@@ -17,7 +17,8 @@
 
 Documents are the question's own (``Sample.passages``, ALCE's ``docs``), or, when ``index`` is given and a
 question has none (``documents: auto``; ``retrieve``: always), the top ones a registered retriever finds
-(``registry.create("retrievers", "<retriever>:<index>")``). Decoding as ALCE's run.py: temperature 0.5, top-p 1,
+(``registry.create("retrievers", "<retriever>:<index>")``): ``ndoc`` of them, and ``max(ndoc, shorter_pool)`` for
+summ and snippet, the list ALCE's scan for ``ndoc`` relevant documents goes through. Decoding as ALCE's run.py: temperature 0.5, top-p 1,
 300 new tokens; the output has ``<|im_end|>`` removed, is right-stripped and loses a final "End.". The run's seed
 draws the demos (ALCE's default seed is 42) and seeds sampling. Each record holds ``output`` (that text),
 ``answer`` (parsed by the ``alce`` citation format as the ALCE task reads it: Punkt sentences, ``[n`` markers;
@@ -47,7 +48,9 @@ VARIANTS: dict[str, tuple[str, str | None]] = {
     "rerank": ("default", None),
     "closedbook": ("closedbook", None),
 }
-VERSION = 1
+#: each method's version: summ and snippet are @2 since, with retrieved documents, they scan a deeper list
+#: (``max(ndoc, shorter_pool)``, as ALCE scans a question's 100 documents) instead of the retriever's default top k
+VERSIONS: dict[str, int] = {"vanilla": 1, "summ": 2, "snippet": 2, "rerank": 1, "closedbook": 1}
 #: how answers are parsed into the record's ``answer`` (``alce:qampari`` for QAMPARI questions): the ALCE task's format
 CITATION_FORMAT = "alce"
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -111,7 +114,7 @@ class AlceMethod:
 
     def __init__(self, name: str, backend: Any, opts: AlceOptions, *, seed: int = 0, retriever: Any = None, judge: Any = None, embedder: Any = None) -> None:
         self.name = name
-        self.id = f"{name}@{VERSION}"
+        self.id = f"{name}@{VERSIONS[name]}"
         self.kind, self.use_shorter = VARIANTS[name]
         self.backend = backend
         self.opts = opts
@@ -156,10 +159,24 @@ class AlceMethod:
         if self.retriever is None or mode == "given" or (mode == "auto" and sample.passages):
             return list(sample.passages), None
         t0 = time.perf_counter()
-        result = self.retriever.retrieve(sample.question)
-        found = [e for e in result.evidence if isinstance(e, Passage)]
-        info = {"retriever": getattr(self.retriever, "id", type(self.retriever).__name__), "found": len(found), "seconds": round(time.perf_counter() - t0, 4)}
+        depth = self.retrieval_depth()
+        search = getattr(self.retriever, "search", None)
+        if callable(search):  # an index retriever: ask for the depth this method scans
+            found = [p for p, _ in search(sample.question, depth) if isinstance(p, Passage)]
+        else:  # a plugged-in retriever: its own top k
+            found = [e for e in self.retriever.retrieve(sample.question).evidence if isinstance(e, Passage)]
+        info = {"retriever": getattr(self.retriever, "id", type(self.retriever).__name__), "depth": depth if callable(search) else None,
+                "found": len(found), "seconds": round(time.perf_counter() - t0, 4)}
         return found, info
+
+    def retrieval_depth(self) -> int:
+        """How many documents to retrieve for a question: ``ndoc``; for summ and snippet ``max(ndoc,
+        shorter_pool)``, the list that ALCE's ``get_shorter_text`` scans, skipping irrelevant documents, until
+        ``ndoc`` are kept (with only the top ``ndoc``, a question whose documents the model all calls irrelevant
+        is left with none)."""
+        if self.use_shorter is None:
+            return max(1, self.opts.ndoc)
+        return max(1, self.opts.ndoc, self.opts.shorter_pool)  # type: ignore[attr-defined]
 
     def choose(self, sample: Sample, docs: Sequence[Passage]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The documents shown (ALCE's doc shape), and what choosing them took (summaries written ...)."""
@@ -284,6 +301,7 @@ class AlceMethod:
             "ndoc_in_demo": self.opts.ndoc_in_demo,
             "documents": self.opts.documents,
             "retriever": getattr(self.retriever, "id", None) if self.retriever is not None else None,
+            "retrieval_depth": self.retrieval_depth() if self.retriever is not None and self.opts.documents != "given" else None,
             "params": self.params.to_dict(),
         }
         if self.use_shorter:

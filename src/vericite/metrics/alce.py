@@ -15,7 +15,10 @@ Every metric reads an output as ALCE does: stripped, cut at its first newline, `
   clusters with an alias among the predictions / clusters; ``recall_top5`` = min(5, hits) / min(5, clusters);
   F1 of each pair per answer (0 when both are 0), then a mean over answers (ALCE averages per-answer F1).
 * ``answer_em`` / ``answer_f1`` (short-answer sets: NQ, WebQuestions, 2WikiMultihopQA): SQuAD exact match and
-  token F1 of the whole output against each gold alias of each answer, the best one.
+  token F1 of the whole output against each gold alias of each answer, the best one. ``answer_hit`` (beyond
+  ALCE, which has no short-answer sets): 1 iff a non-empty gold alias, normalised, is a substring of the
+  normalised output, ALCE's STR-EM test for one answer. A model that answers in a sentence ("The capital is
+  Paris [1].") never scores ``answer_em``; ``answer_hit`` says whether the answer is in it.
 * ``rouge_lsum``: ROUGE-Lsum F (``rouge-score``, stemmed; every text lower-cased, one Punkt sentence a line) against
   each reference long answer (ASQA's two ``annotations``, ELI5's ``answer``), the better one. vericite reports the
   plain mean; ALCE prints rouge-score's bootstrap median, about 0.1 point away.
@@ -67,6 +70,7 @@ SPECS: dict[str, MetricSpec] = {
         _spec("output_length", (), "words in the output, citations removed (a mean; not a fraction)", FLUENCY, "length", None),
         _spec("answer_em", ("answers",), "short answers: the output equals a gold alias (SQuAD normalisation)", short="EM"),
         _spec("answer_f1", ("answers",), "short answers: token F1 of the output and the best gold alias", short="F1"),
+        _spec("answer_hit", ("answers",), "short answers: a gold alias is in the output (normalised substring, ALCE's STR-EM test)", short="Hit"),
     ]
 }
 METRIC_NAMES = tuple(SPECS)
@@ -80,7 +84,7 @@ SUBTASKS: dict[str, tuple[str, ...]] = {
     "asqa": ("output_length", "str_em", "str_hit", "rouge_lsum", *QA_METRICS, *CITATION_METRICS),
     "qampari": ("output_length", *QAMPARI_METRICS, *CITATION_METRICS),
     "eli5": ("output_length", "rouge_lsum", "claims_nli", *CITATION_METRICS),
-    "short": ("output_length", "answer_em", "answer_f1", *CITATION_METRICS),
+    "short": ("output_length", "answer_em", "answer_f1", "answer_hit", *CITATION_METRICS),
 }
 SUBTASK_TITLES = {"asqa": "ASQA", "qampari": "QAMPARI", "eli5": "ELI5", "short": "short-answer"}
 
@@ -179,6 +183,15 @@ def answer_scores(answers: Sequence[Sequence[str]], output: str) -> tuple[float,
     if not aliases:
         return None
     return float(max(compute_exact(a, output) for a in aliases)), max(compute_f1(a, output) for a in aliases)
+
+
+def answer_hit(answers: Sequence[Sequence[str]], output: str) -> float | None:
+    """1.0 iff a non-empty gold alias, normalised, is a substring of the normalised output; None without gold
+    answers (an alias that normalises to nothing would be in every output: it is left out)."""
+    aliases = [a for cluster in answers for a in cluster if normalize_answer(a)]
+    if not aliases:
+        return None
+    return float(exact_presence(aliases, output))
 
 
 def reference_answers(fields: Any) -> list[str]:

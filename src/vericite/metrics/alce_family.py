@@ -31,6 +31,7 @@ from .alce import (
     SUBTASKS,
     VERSION,
     RougeLsum,
+    answer_hit,
     answer_scores,
     detect_subtask,
     long_answers,
@@ -135,6 +136,8 @@ class AlceMetric:
             got_a = [answer_scores(s.answers or [], p) for s, p in zip(samples, plain)]
             col("answer_em", [g[0] if g else None for g in got_a], "no answers (gold short answers) in the input")
             col("answer_f1", [g[1] if g else None for g in got_a], "no answers (gold short answers) in the input")
+        if "answer_hit" in want:
+            col("answer_hit", [answer_hit(s.answers or [], p) for s, p in zip(samples, plain)], "no answers (gold short answers) in the input")
         if "rouge_lsum" in want:
             why = rouge_unavailable()
             if why:
@@ -277,7 +280,7 @@ def _record_reason(name: str, per: Sequence[Mapping[str, Any]], records: Sequenc
         if not any(r.get("claims") for r in records):
             return "no claims (ELI5's gold claims) in the input"
         return "no claims_nli score in samples.jsonl (evaluated without a judge, or none judged)"
-    needs = {"str_em": "qa_pairs", "str_hit": "qa_pairs", **{m: "qa_pairs" for m in QA_METRICS}, **{m: "answers" for m in (*QAMPARI_METRICS, "answer_em", "answer_f1")}}
+    needs = {"str_em": "qa_pairs", "str_hit": "qa_pairs", **{m: "qa_pairs" for m in QA_METRICS}, **{m: "answers" for m in (*QAMPARI_METRICS, "answer_em", "answer_f1", "answer_hit")}}
     field = needs.get(name)
     if field and not any(r.get(field) for r in records):
         return f"no {field} in the input"

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from .. import jsonl
 from ..errors import DataError
 from ..jsonl import read_json_object as _read_json_object
-from ..runs.compare import COMPARE_JSON, COMPARE_SAMPLES
+from ..runs.compare import COMPARE_JSON, COMPARE_SAMPLES, folded_lines, folded_not_computed
 from .charts import bar_chart
 from .format import clip as _clip
 from .format import esc, fmt
@@ -92,9 +92,10 @@ def header_section(folder: Path, cmp: Mapping[str, Any]) -> str:
 def metrics_section(metrics: Mapping[str, Any]) -> str:
     head = "<tr><th>metric</th><th>A</th><th>B</th><th>B − A</th><th>95% CI of B − A</th><th>p</th><th>n (A/B)</th><th>better / note</th></tr>"
     body = []
-    for name in ordered_metrics(metrics):
-        m = metrics[name]
-        if not isinstance(m, Mapping):
+    ordered = {name: metrics[name] for name in ordered_metrics(metrics)}
+    folded = {name for names in folded_not_computed(ordered).values() for name in names}  # one line per reason, below
+    for name, m in ordered.items():
+        if not isinstance(m, Mapping) or name in folded:
             continue
         n = f"{fmt(m.get('n_a'))}/{fmt(m.get('n_b'))}"
         if _num(m.get("diff")) is None:
@@ -113,6 +114,8 @@ def metrics_section(metrics: Mapping[str, Any]) -> str:
             f'<td class="num">{n}</td><td class="verdict">{esc(verdict or "—")}</td></tr>'
         )
     note = '<p class="muted">A run is called better where the CI of B − A excludes 0 and p &lt; 0.05.</p>'
+    for (_reason, names), line in zip(folded_not_computed(ordered).items(), folded_lines(ordered)):
+        note += f'<p class="not-computed folded" data-metrics="{esc(" ".join(names))}">{esc(line)}</p>'
     table = f'<table class="grid-table" id="compare-table"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
     return _section("metrics", "Metrics", table + note)
 

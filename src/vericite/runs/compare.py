@@ -371,12 +371,41 @@ def _verdict(ci: list[float] | None, p_value: float | None, higher_is_better: bo
     return "no clear difference"
 
 
+#: the reason of a metric neither run computed, for the same reason in both, starts so
+BOTH_NOT_COMPUTED = "not computed in A and B: "
+
+
+def folded_not_computed(metrics: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The metrics of a comparison (``compare.json``'s ``metrics``) not computed in A and B, by their reason, in
+    the order of ``metrics``; a reason that names its metric ("no qa_em score in samples.jsonl") is grouped with
+    the others' as "no <metric> score ...". The outputs show them as one line per reason, not one row each (five
+    attribution_* rows on every comparison of runs without a four-class judge said nothing each)."""
+    import re
+
+    out: dict[str, list[str]] = {}
+    for name, m in metrics.items():
+        reason = (m.get("reason") or "") if isinstance(m, Mapping) else ""
+        if isinstance(m, Mapping) and m.get("diff") is None and reason.startswith(BOTH_NOT_COMPUTED):
+            why = re.sub(rf"\b{re.escape(name)}\b", "<metric>", reason[len(BOTH_NOT_COMPUTED):], count=1)
+            out.setdefault(why, []).append(name)
+    return out
+
+
+def folded_lines(metrics: Mapping[str, Any]) -> list[str]:
+    """"not computed in A and B: m1, m2 (reason)", one line per reason (:func:`folded_not_computed`)."""
+    lines = []
+    for reason, names in folded_not_computed(metrics).items():
+        why = reason.replace("<metric>", names[0], 1) if len(names) == 1 else reason
+        lines.append(f"{BOTH_NOT_COMPUTED}{', '.join(names)} ({why})")
+    return lines
+
+
 def _why_not(m: str, sa: CorpusStatistics, sb: CorpusStatistics) -> str:
     if not (Comparable.paired(sa, m) or Comparable.paired(sb, m)):
         return NOT_PAIRED
     ra, rb = (None if m in cs.live else cs.reasons.get(m, "not computed") for cs in (sa, sb))
     if ra is not None and ra == rb:
-        return f"not computed in A and B: {ra}"
+        return f"{BOTH_NOT_COMPUTED}{ra}"
     if ra is not None or rb is not None:
         return "not computed in " + "; ".join(f"{side}: {r}" for side, r in (("A", ra), ("B", rb)) if r is not None)
     return "undefined on the paired samples"

@@ -10,12 +10,18 @@ failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local ru
 driver takes the batches of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet and sends only the
 others: nothing is lost, nothing answered twice.
 
-Evaluation and judge-eval: the metrics stay in the driver, as locally; the judge is :class:`PoolJudge`, which
+Evaluation: the answers not in the evaluation's checkpoint (``OUT/.evaluate-answers.jsonl``) go in batches to the
+workers, each an :class:`AnswerWorker` (the judges loaded once, the task's suite built once), which score each answer
+alone as the local evaluate does and send back its checkpoint line; the driver writes each line as it comes back and
+scores the corpus from the checkpointed judgements (``evaluate.pipeline.score_answers_on_pool``), so the files and
+``--resume`` (its settings check included) are a local evaluate's.
+
+judge-eval: the metrics stay in the driver, as locally; the judge is :class:`PoolJudge`, which
 splits each call's pairs (never the pairs of one evidence text, as ``judge_corpus`` does) over the workers, each
 of which loaded the judge once, and puts the judgements back in the order of the pairs. Each finished part is
-checkpointed under the sha256 of the judge's id and its pairs, so an evaluation run again with ``--resume``
+checkpointed under the sha256 of the judge's id and its pairs, so a judge-eval run again with ``--resume``
 judges only what was not judged yet. Each part comes back with what the worker's judge model calls cost
-(``PoolJudge.worker_usage``: evaluate's ``judge_usage``).
+(``PoolJudge.worker_usage``: judge-eval's ``judge_usage``).
 
 The call cache: each worker opens the SQLite call cache of its own machine (WAL journal, busy timeout), so the
 workers of one machine share one cache and write it safely at once; nothing is merged between machines.
@@ -173,6 +179,50 @@ def generate_pooled(
 
 def _open(factory: Callable[[], Any], workers: int, ray: str | None) -> Pool:
     return open_pool(factory, workers, ray)
+
+
+# --------------------------------------------------------------------------- evaluation, answer by answer
+
+
+class AnswerWorker:
+    """Built once in a worker for ``evaluate --ray``: the evaluation's judges (``cfg``'s, loaded here with their
+    own usage meters) and ``task``'s suite (the task as the driver prepared it); ``score(batch)`` scores each
+    ``(index, sample, parsed answer)`` of the batch alone with the judged families, as the local evaluate does
+    (``evaluate.pipeline.score_one``), and gives each answer's checkpoint line (``evaluate/checkpoint.py``), which
+    the driver writes."""
+
+    def __init__(self, cfg: Any, task: Any) -> None:
+        from ..evaluate.pipeline import build_context, judge_spec, judged_parts
+        from ..judges import load_judge
+
+        self.meters: dict[str, Any] = {}
+        ctx = build_context(cfg, None, self.meters)
+        judge = load_judge(judge_spec(cfg, task), ctx=ctx) if task.judge_purposes else None
+        suite = list(task.suite(cfg, judge=judge, ctx=ctx))
+        self.memo: dict[str, Any] = {}
+        self.fresh: dict[str, Any] = {}
+        self.parts = judged_parts(suite, self.memo, self.fresh)
+
+    def score(self, batch: Sequence[tuple[int, Sample, Any]]) -> list[dict[str, Any]]:
+        from ..evaluate.checkpoint import answer_line
+        from ..evaluate.pipeline import score_one
+
+        lines = []
+        for index, sample, answer in batch:
+            self.fresh.clear()
+            scores, judgements, usage = score_one(self.parts, sample, answer, self.meters)
+            lines.append(answer_line(index, sample.id, self.fresh, scores, judgements, usage))
+        return lines
+
+
+def _answer_worker(cfg: Any, task: Any) -> AnswerWorker:
+    return AnswerWorker(cfg, task)
+
+
+def answer_pool(cfg: Any, *, ray: str | None, workers: int) -> Callable[[Any], Pool]:
+    """What ``evaluate_items(workers=...)`` opens once the task is prepared: ``workers`` Ray actors at ``ray`` (threads
+    without it), each an :class:`AnswerWorker` of ``cfg`` and that task."""
+    return lambda task: open_pool(functools.partial(_answer_worker, cfg, task), workers, ray)
 
 
 # --------------------------------------------------------------------------- judges

@@ -44,10 +44,11 @@ def evaluate_file(
 ) -> dict[str, Any]:
     """Evaluate the answers in ``input_path`` with ``cfg`` (an ``evaluate.EvaluateConfig``: its task, judge,
     settings) and write the evaluation into ``out``; returns results.json's content. ``--out`` is checked
-    before anything is judged. ``ray`` (``auto`` or a cluster's address): the judge's calls run on ``workers``
-    Ray actors (``runs/distributed.py``), checkpointed in ``out/.ray-calls.jsonl`` (reused with ``resume``); without
-    ``ray`` each answer is checkpointed as it is scored in ``out/.evaluate-answers.jsonl`` (reused with ``resume``
-    when the evaluation is the same: task, judges, metric options, answers' file)."""
+    before anything is judged. Each answer is checkpointed as it is scored in ``out/.evaluate-answers.jsonl``
+    (reused with ``resume`` when the evaluation is the same: task, judges, metric options, answers' file; else one
+    line saying what differs). ``ray`` (``auto`` or a cluster's address): the answers are scored on ``workers`` Ray
+    actors (``runs/distributed.py``'s ``AnswerWorker``), this process writing each answer's line as it comes back:
+    the same checkpoint, the same files."""
     from .. import evaluate
     from ..outputs import check_out_dir
 
@@ -74,13 +75,13 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
             manifest = json.loads(sibling.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             manifest = None
-    judge = None if ray is None else _pooled_judge(cfg, task, out, ray, workers, resume)
-    given: dict[str, Any] = {"checkpoint": answer_checkpoint(out, cfg, task.name, evaluate.input_file(input_path), resume=resume)} if ray is None else {"judge": judge}
-    try:
-        body, records = evaluate.evaluate_items(read.items, cfg, task=task, progress=progress, **given)
-    finally:
-        if judge is not None:
-            judge.close()
+    checkpoint = answer_checkpoint(out, cfg, task.name, evaluate.input_file(input_path), resume=resume)
+    pool = None
+    if ray is not None:  # the answers not checkpointed yet are scored on Ray actors, their lines written here
+        from .distributed import answer_pool
+
+        pool = answer_pool(cfg, ray=ray, workers=workers)
+    body, records = evaluate.evaluate_items(read.items, cfg, task=task, progress=progress, checkpoint=checkpoint, workers=pool)
     results = run_metadata("evaluate", {**cfg.model_dump(), "input": str(input_path)}, manifest)
     results.update(body)
     results["counts"]["bad_lines"] = len(read.bad)
@@ -102,17 +103,3 @@ def answer_checkpoint(out: Path, cfg: Any, task: str, answers: Path, *, resume: 
     from ..paths import file_sha256
 
     return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume)
-
-
-def _pooled_judge(cfg: Any, task: Any, out: Path, ray: str, workers: int, resume: bool) -> Any:
-    """The evaluation's judge (as ``evaluate_items`` would load it) judging on Ray actors; None without one."""
-    from ..evaluate.pipeline import judge_spec
-    from ..judges import load_judge
-    from ..models import model_options
-    from .distributed import pool_judge
-
-    if not task.judge_purposes:
-        return None
-    spec, options = judge_spec(cfg, task), model_options(cfg)
-    local = load_judge(spec, **options)
-    return None if local is None else pool_judge(local, spec, options, ray=ray, workers=workers, out=out, resume=resume)

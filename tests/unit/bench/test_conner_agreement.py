@@ -108,3 +108,23 @@ def test_interleave_takes_one_of_each_group_in_turn():
 
     assert interleave([[1, 2, 3], [10], [20, 21]]) == [1, 10, 20, 2, 21, 3]
     assert interleave([]) == []
+
+
+def test_conner_nq_counts_a_passage_with_no_scored_sentence(tmp_path, monkeypatch):
+    """A passage none of whose sentences the LM scores has no perplexity of ours: it is left out and counted,
+    never dropped silently."""
+    import vericite.models.lm_scoring as lm_scoring
+
+    passages = ["Alpha beta gamma.", "Delta epsilon.", "Xi omicron pi rho.", "Sigma tau."]
+    _nq_data(tmp_path, monkeypatch, passages, [10.0, 20.0, 30.0, 40.0])
+    real = lm_scoring.sentence_logprobs
+
+    def no_tokens_for_delta(lm, texts, spans, **kw):
+        rows = real(lm, texts, spans, **kw)
+        return [[[] for _ in row] if t.startswith("Delta") else row for t, row in zip(texts, rows)]
+
+    monkeypatch.setattr(lm_scoring, "sentence_logprobs", no_tokens_for_delta)
+    out = conner_nq(FakePairScorer(), FakeBackend(), None)
+    sp = out["sentence_perplexity"]
+    assert sp["n"] == 3 and sp["no_perplexity_left_out"] == out["coherence_sentence"]["no_perplexity_left_out"] == 1
+    assert "1 with no sentence" in sp["passages"]

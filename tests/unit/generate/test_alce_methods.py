@@ -53,7 +53,8 @@ def method(name: str, backend, **options):
 def test_every_baseline_is_a_registered_checking_method():
     for name in ("vanilla", "summ", "snippet", "rerank", "closedbook"):
         m = method(name, FakeBackend(default="x"))
-        assert isinstance(m, Method) and isinstance(m, SampleChecking) and m.id == f"{name}@1"
+        version = 2 if name in ("summ", "snippet") else 1  # @2: with retrieval they scan max(ndoc, shorter_pool)
+        assert isinstance(m, Method) and isinstance(m, SampleChecking) and m.id == f"{name}@{version}"
 
 
 def test_vanilla_sends_alces_prompt_and_records_the_documents_used(tiny_prompt):
@@ -252,6 +253,47 @@ def test_documents_are_retrieved_for_questions_without_them(list_retriever):
     forced = method("vanilla", fake, ndoc=2, shot=0, subtask="asqa", index="x", retriever="test-list", documents="retrieve")
     assert [p["text"] for p in forced.answer(sample([BERLIN], question="France or Italy?"))["passages"]] == [PARIS.text, ROME.text]
     assert m.summarise([record, given])["retrieved"] == {"questions": 1, "short_of_ndoc": 1}
+
+
+class SearchingRetriever(ListRetriever):
+    """An index-like retriever: ``search(query, k)`` gives the top k of its list, every one matching; the depth
+    asked is recorded."""
+
+    id = "searching@1"
+
+    def __init__(self, passages):
+        super().__init__(passages)
+        self.depths = []
+
+    def search(self, query, k=None):
+        self.depths.append(k)
+        return [(p, 1.0) for p in self.passages[:k]]
+
+
+def test_retrieval_depth_is_ndoc_and_summ_snippet_scan_their_pool_like_alce():
+    """vanilla retrieves ndoc documents (not the retriever's default k); summ and snippet retrieve
+    max(ndoc, shorter_pool), so that when the model calls the first ones irrelevant the scan goes on, as ALCE's
+    get_shorter_text goes on through a question's 100 documents."""
+    docs = [Passage(f"p{i}", f"Passage {i} text.", f"T{i}") for i in range(30)]
+    r = SearchingRetriever(docs)
+    v = create("methods", "vanilla:fake", CTX, backend=FakeBackend(default="x [1]."), retriever=r, shot=0, subtask="asqa", ndoc=3)
+    rec = v.answer(Sample("q", "Which?"))
+    assert r.depths == [3] and len(rec["passages"]) == 3 and rec["retrieval"]["depth"] == 3
+    assert v.manifest()["retrieval_depth"] == 3
+    # the model calls passages 0-3 irrelevant: snippet goes past them and keeps 2 relevant ones
+    def extracting_model(messages, params):
+        text = last_user_message(messages)
+        if text.startswith("Given the follow passage"):
+            return "Irrelevant" if any(f"Passage {i} text." in text for i in range(4)) else "An extraction."
+        return "x [1]."
+
+    r2 = SearchingRetriever(docs)
+    fake = FakeBackend(replies=extracting_model)
+    s = create("methods", "snippet:fake", CTX, backend=fake, retriever=r2, shot=0, subtask="asqa", ndoc=2, shorter_pool=6)
+    rec = s.answer(Sample("q", "Which?"))
+    assert r2.depths == [6] and rec["retrieval"]["depth"] == 6
+    assert [p["id"] for p in rec["passages"]] == ["p4", "p5"] and rec["shorter"]["skipped_irrelevant"] == 4
+    assert s.manifest()["retrieval_depth"] == 6
 
 
 def test_a_ready_retriever_object_is_used_as_it_is():

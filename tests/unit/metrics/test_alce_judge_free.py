@@ -51,6 +51,16 @@ def test_short_answer_em_and_f1_best_alias():
     assert em == 0.0 and f1 == pytest.approx(compute_f1("Paul Simon", "It was Paul Simon")) == pytest.approx(2 * (2 / 4) * 1 / (2 / 4 + 1))
 
 
+def test_short_answer_hit_is_a_gold_alias_inside_the_output():
+    from vericite.metrics.alce import answer_hit
+
+    assert answer_hit([["Paul Simon"], ["Art Garfunkel"]], "It was written by Paul Simon [1].") == 1.0  # EM 0, hit 1
+    assert answer_hit([["The Beatles"]], "beatles, of course") == 1.0  # normalised: article and case
+    assert answer_hit([["28.0.0.137"]], "The current version is 34.0.0.175.") == 0.0
+    assert answer_hit([["", "Zed"], ["the"]], "anything") == 0.0  # aliases that normalise to nothing never match
+    assert answer_hit([[""]], "x") is None and answer_hit([], "x") is None
+
+
 def test_rouge_lsum_equals_rouge_score_as_alce_calls_it():
     from rouge_score import rouge_scorer
 

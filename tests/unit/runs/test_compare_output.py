@@ -3,7 +3,7 @@ for one reason folded into one line under the table (compare.json keeps every me
 
 from __future__ import annotations
 
-from vericite.cli.compare import _folded_lines, format_markdown, print_table
+from vericite.cli.compare import _folded_lines, format_markdown, md_text, print_table
 
 BOTH = "not computed in A and B: "
 
@@ -48,7 +48,7 @@ def test_markdown_has_the_terminals_notes_and_the_folded_lines(capsys):
     assert "not computed in B: no absent set" in md
     assert "- 4 paired samples (--same-questions: paired by id and question; the passages differ in 2 of them)" in md
     for line in _folded_lines(comparison()):
-        assert f"- {line}\n" in md
+        assert f"- {md_text(line)}\n" in md
     print_table(comparison())
     out = capsys.readouterr().out
     assert "4 paired samples (--same-questions: paired by id and question; the passages differ in 2 of them)" in out
@@ -64,3 +64,14 @@ def test_no_dangling_because_when_every_missing_metric_is_folded(capsys):
     print_table(cmp)
     out = capsys.readouterr().out
     assert "because" not in out and "better: the better run where the CI excludes 0 and p < 0.05, else —" in out
+
+
+def test_markdown_escapes_names_in_angle_brackets():
+    """A judge or model name such as ``llm4:<model>`` (or the ``<metric>`` placeholder) is written as entities, so
+    GitHub shows it rather than dropping it as an unknown HTML tag; a "|" does not split the cell."""
+    cmp = comparison()
+    cmp["differences"] = [{"what": "judge", "a": "llm:<model>", "b": "nli:a|b & c"}]
+    md = format_markdown(cmp)
+    assert "<" not in md and ">" not in md
+    assert "llm4:&lt;model&gt;" in md and "no &lt;metric&gt; score" in md
+    assert "- differs: judge: A llm:&lt;model&gt; / B nli:a\\|b &amp; c\n" in md
