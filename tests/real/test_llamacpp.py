@@ -235,3 +235,6 @@ def test_state_cache_options(monkeypatch):
     require_smollm2()
     with pytest.raises(BackendError, match="reuse_prefix"):
         load_model("smollm2-135m", cache=False, state_cache_mb=8, reuse_prefix=False)
+    monkeypatch.setenv("VERICITE_STATE_CACHE_MB", "64")
+    assert load_model("smollm2-135m", cache=False).state_cache_mb == 64
+    assert load_model("smollm2-135m", cache=False, reuse_prefix=False).state_cache_mb == 0  # asked not to reuse

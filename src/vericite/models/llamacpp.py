@@ -201,7 +201,9 @@ class LlamaCppBackend:
         self.n_batch = int(n_batch)
         self.scorer_n_ctx = int(scorer_n_ctx)
         self.reuse_prefix = reuse_prefix
-        self.state_cache_mb = default_state_cache_mb() if state_cache_mb is None else int(state_cache_mb)
+        # $VERICITE_STATE_CACHE_MB does not apply to an instance asked not to reuse prefixes; an explicit
+        # state_cache_mb with reuse_prefix=False is a contradiction
+        self.state_cache_mb = (default_state_cache_mb() if reuse_prefix else 0) if state_cache_mb is None else int(state_cache_mb)
         if self.state_cache_mb < 0:
             raise BackendError(f"state_cache_mb must be 0 (off) or more, not {self.state_cache_mb}")
         if self.state_cache_mb and not reuse_prefix:
