@@ -38,3 +38,46 @@ def test_a_full_cache_drops_its_least_recently_used_state_first():
     s = sim_class()(cache=True, capacity=10, overhead=0, per_token=2)
     assert [s.call(p, [], [0]) for p in (A, B, A2)] == [5, 3, 4] and s.restored == 0 and s.evicted == 2
     assert s.by_kind == {"": 12}
+
+
+def test_vtgs_prompts_put_what_they_share_first():
+    # a whole VTG answer (scripted model, the LLM judge on the same model, answering Yes when every word of the
+    # claim is in the evidence): replayed word by word, keeping states saves what keeping the last prompt cannot,
+    # because each kind of prompt starts with what it shares with its own earlier ones. A prompt that put its
+    # changing part first would lose this (and fail here).
+    import re
+
+    from vericite.generate.vtg import build
+    from vericite.judges.llm import LLMJudge
+    from vericite.models.fake import last_user_message
+    from vericite.registry import BuildContext
+    from vericite.types import Sample
+
+    from tests.support.vtg import DOCS, QUESTION, scripted
+
+    script = scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})
+    words = lambda t: {w.strip(".,").lower() for w in t.split()}  # noqa: E731
+
+    writer = script.replies
+
+    def reply(messages, params):
+        prompt = last_user_message(messages)
+        if prompt.startswith("Does the evidence support the claim?"):
+            evidence, claim = re.match(r".*?Evidence: (.*)\n\nClaim: (.*)", prompt, re.S).groups()
+            return "Yes" if words(claim) <= words(evidence) else "No"
+        return writer(messages, params)
+
+    script.replies = reply
+    m = build("", ctx=BuildContext(), backend=script, judge=LLMJudge(script), k=2, docs_per_query=1)
+    r = m.answer(Sample("q1", QUESTION, passages=list(DOCS)))
+    assert r["output"] == "Paris is the capital of France [1]. Rome is the capital of Italy [3]."
+    ids: dict[str, int] = {}
+    tokens = lambda msgs: [ids.setdefault(w, len(ids)) for msg in msgs for w in (f"<{msg['role']}>", *msg["content"].split())]  # noqa: E731
+    Sim = sim_class()
+    last, kept = Sim(cache=False), Sim(cache=True)
+    for msgs in script.prompts:
+        for s in (last, kept):
+            s.call(tokens(msgs), [], [-1])
+    asked = sum(len(tokens(msgs)) for msgs in script.prompts)
+    assert last.evaluated > 0.8 * asked  # the last prompt alone: most of it again
+    assert kept.evaluated < 0.6 * last.evaluated and kept.restored >= 4  # 446 words of 927 (1,110 asked), 8 restores
