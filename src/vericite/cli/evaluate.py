@@ -23,6 +23,10 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
 
         trust = trust_words(j.get("measured"))
         lines.append(f"judge for {purpose}: {j['id']} — {trust}")
+    alce = (results.get("evaluation") or {}).get("alce") or {}
+    if alce.get("reader"):
+        failed = alce.get("reader_failures", 0)
+        lines.append(f"reader of final answers (answer_em, answer_f1): {alce['reader']} ({alce.get('reader_prompt')}), {failed} failed" + (" (their EM and F1 not computed: scores.alce.not_computed in samples.jsonl)" if failed else ""))
     c = results.get("counts", {})
     line = (
         f"samples {c.get('samples', 0)}, bad lines {c.get('bad_lines', 0)}, empty outputs {c.get('unparseable_outputs', 0)}, "
@@ -124,6 +128,13 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     help="kalma, alce: a four-class judge (llm4:<model>, nli4:<model>, autois:<binary judge>, caqa:<folder>) that classifies "
     "every (sentence, citation) pair as supportive, insufficient, contradictory or irrelevant: the attribution_* shares "
     "per answer and per run (metrics.md §3) [default: none]",
+)
+@click.option(
+    "--reader",
+    metavar="llm:<model>",
+    help="alce (short-answer sets: NQ, WebQuestions, 2WikiMultihopQA): a model that reads each output's final short "
+    "answer (prompt alce-final-answer@1, greedy, first line), which answer_em and answer_f1 then score instead of the "
+    "whole output, as VTG does; answer_hit stays on the whole output [default: none]",
 )
 @click.option("--metrics", "metric_names", metavar="A,B,C", help="compute only these metrics of the task (e.g. str_em,str_hit,output_length,rouge_lsum)")
 @click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")

@@ -43,6 +43,9 @@ SYNC_EVERY_S = 1.0
 OPERATIONAL = frozenset({"threads", "cache", "timeout", "request_retries"})
 #: settings of the corpus numbers only (the bootstrap), computed at the end: a resumed evaluation may change them too
 CORPUS_ONLY = frozenset({"resamples", "seed"})
+#: settings added after checkpoints were first written, left out when not given: an evaluation checkpointed before
+#: them resumes as the same evaluation (``--reader``)
+OMITTED_WHEN_NONE = frozenset({"reader"})
 
 
 def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any] | None = None, *, corpus: bool = False) -> dict[str, Any]:
@@ -50,7 +53,7 @@ def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any]
     operational ones and, unless ``corpus``, the bootstrap's; the task it ran as and the sha256 of its answers' file
     (``extra``: more, e.g. a run's judge)."""
     settings = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(vars(cfg))
-    config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY)}
+    config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY) and not (k in OMITTED_WHEN_NONE and v is None)}
     config["task"] = task
     return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **dict(extra or {})}))
 

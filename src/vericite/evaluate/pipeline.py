@@ -4,7 +4,8 @@
 Every answer is parsed by the task's citation format against the evidence it was given; the task's judge
 (``--judge``, loaded only when the task has judge purposes) and settings build its suite (``Task.suite``), and
 each metric family runs over the whole corpus (``metrics.base.MetricRun``). ``metrics`` (``--metrics``) keeps only
-the metrics named; a task that can compute only those (ALCE) is told them through the settings. The body holds what the families
+the metrics named; a task that can compute only those (ALCE) is told them through the settings. ``reader``
+(``--reader llm:<model>``) serves a task that declares ``reader_metrics`` (ALCE's ``answer_em``, ``answer_f1``). The body holds what the families
 give: each family's version (``metric_versions``), how it was computed (``evaluation``), the judges by purpose
 with their measured accuracy (``judges``), one entry per metric (``metrics``), the counts (``counts``: the
 answers, the empty ones, the unparseable judgements, then the task's own), and what the model calls of the
@@ -47,6 +48,7 @@ class EvaluateConfig(BaseModel):
     lm: str | None = None  # the causal LM of the conner task's LM measures (default: an llm3 judge's model)
     relevance_model: str | None = None  # the conner task's relevance scorer [ms-marco]; none: not computed
     attribution_judge: str | None = None  # a four-class judge: every (sentence, citation) pair classified (kalma, alce)
+    reader: str | None = None  # llm:<model>: the final short answer read from each output, what answer_em/f1 score (alce)
 
 
 #: ``judge`` not given to :func:`evaluate_items`: load the settings' judge
@@ -101,6 +103,26 @@ def check_attribution_judge(cfg: Any, task: Task) -> None:
     judges.get(judges.split(spec)[0])  # an unknown name: one line with a did-you-mean
 
 
+def check_reader(cfg: Any, task: Task, selected: set[str] | None) -> None:
+    """``--reader``: its spec, and a task that scores a reader's short answers (``reader_metrics``: ALCE's
+    ``answer_em``, ``answer_f1``) among the metrics it computes here (its sub-task's, those ``--metrics`` asks
+    for); each refused in one line before any model loads."""
+    spec = getattr(cfg, "reader", None)
+    if not spec or spec == "none":
+        return
+    from ..errors import VericiteError
+    from ..metrics.alce_reader import parse_reader_spec
+
+    parse_reader_spec(spec)
+    served = tuple(getattr(task, "reader_metrics", ()) or ())
+    if not served:
+        raise VericiteError(f"--reader: task {task.name} scores no final short answer (the alce tasks' answer_em and answer_f1 do: --task alce-short)")
+    if not set(served) & set(task.metric_names()):
+        raise VericiteError(f"--reader: the reader's answer is what {' and '.join(served)} score, and this {task.name} evaluation's sub-task has neither (the reader serves alce-short: NQ, WebQuestions, 2WikiMultihopQA)")
+    if selected is not None and not set(served) & selected:
+        raise VericiteError(f"--reader: the reader's answer is what {' and '.join(served)} score, and --metrics leaves both out")
+
+
 def check_metric_selection(names: Any, task: Task) -> set[str] | None:
     """``--metrics``: the names asked for (None: all), each checked against the task's suite with a did-you-mean."""
     if not names:
@@ -150,6 +172,7 @@ def evaluate_items(
     ctx = build_context(cfg, models, meters, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None)
     if isinstance(task, CorpusPreparing):
         task.prepare([it.sample for it in items])
+    check_reader(cfg, task, selected)
     fmt = create("formats", task.citation_format, ctx)
     for it in items:
         it.answer = fmt.parse(it.raw, getattr(it.sample, task.evidence))

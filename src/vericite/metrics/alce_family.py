@@ -5,13 +5,15 @@ how they were computed (sub-task, ``at_most_citations``, judge calls made agains
 Options: ``judge`` (a Judge, a judge spec, or none: the judged metrics are then not computed), ``subtask``
 (asqa | qampari | eli5 | short; None: read from the fields), ``metrics`` (compute only these), ``at_most_citations``
 (3), ``qa_model`` (ALCE's RoBERTa SQuAD model, or a local folder; it runs only when a QA metric is asked for by
-name, as ALCE runs it only with ``--qa``), ``resamples``, ``seed``, ``names`` (the metrics reported: by default the
-sub-task's; one of another sub-task is reported as not computed, with the reason).
+name, as ALCE runs it only with ``--qa``), ``reader`` (a ``metrics.alce_reader.FinalAnswerReader``: ``answer_em`` and
+``answer_f1`` score its final short answer of each output instead of the whole output), ``resamples``, ``seed``,
+``names`` (the metrics reported: by default the sub-task's; one of another sub-task is reported as not computed, with
+the reason).
 
 The family is also :class:`~vericite.protocols.PairedStatistics`: ``vericite compare`` rebuilds every metric from
 each record's per-answer values in samples.jsonl (``statistics_from_records``, the same :func:`alce_statistics`
-``evaluate`` computes with); two compared runs must share the sub-task, ``at_most_citations`` and (when both ran
-it) the QA model, and may differ in their judge.
+``evaluate`` computes with); two compared runs must share the sub-task, ``at_most_citations``, the final-answer
+reader (or both have none) and (when both ran it) the QA model, and may differ in their judge.
 """
 
 from __future__ import annotations
@@ -51,9 +53,10 @@ class AlceMetric:
     """ALCE's metrics (see the module docstring)."""
 
     inputs = ("answer", "question", "passages", "qa_pairs", "answers", "claims", "meta")
-    # what two compared runs must share (results.json ``evaluation.alce``; the QA model only when both ran it), and
+    # what two compared runs must share (results.json ``evaluation.alce``; the QA model only when both ran it; the
+    # final-answer reader and its prompt, none being one), and
     # may differ in: the judge of citations and claims
-    compared_settings = {"alce.subtask": None, "alce.at_most_citations": None, "alce.qa_model": "alce.qa_model"}
+    compared_settings = {"alce.subtask": None, "alce.at_most_citations": None, "alce.qa_model": "alce.qa_model", "alce.reader": None, "alce.reader_prompt": None}
     allowed_differences = (AllowedDifference("citation / claims judge", ("judges", "citations", "id"), "citations_judge"),)
 
     def __init__(
@@ -67,6 +70,7 @@ class AlceMetric:
         resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
         names: Sequence[str] | None = None,
+        reader: Any = None,
     ) -> None:
         if subtask is not None and subtask not in SUBTASKS:
             raise VericiteError(f"unknown ALCE sub-task {subtask!r}: want one of {', '.join(SUBTASKS)}")
@@ -83,6 +87,7 @@ class AlceMetric:
         self.selected = tuple(metrics) if metrics else None
         self.at_most = at_most_citations
         self.qa_model = qa_model
+        self.reader = reader  # a metrics.alce_reader.FinalAnswerReader, or None: EM and F1 of the whole output
         self.resamples = resamples
         self.seed = seed
 
@@ -133,9 +138,12 @@ class AlceMetric:
             for name in QAMPARI_METRICS:
                 col(name, [g[name] if g else None for g in got_q], "no answers (QAMPARI's answer clusters) in the input")
         if want & {"answer_em", "answer_f1"}:
-            got_a = [answer_scores(s.answers or [], p) for s, p in zip(samples, plain)]
-            col("answer_em", [g[0] if g else None for g in got_a], "no answers (gold short answers) in the input")
-            col("answer_f1", [g[1] if g else None for g in got_a], "no answers (gold short answers) in the input")
+            if self.reader is None:
+                got_a = [answer_scores(s.answers or [], p) for s, p in zip(samples, plain)]
+                col("answer_em", [g[0] if g else None for g in got_a], "no answers (gold short answers) in the input")
+                col("answer_f1", [g[1] if g else None for g in got_a], "no answers (gold short answers) in the input")
+            else:
+                self._read(samples, plain, col, per, counts, settings, progress)
         if "answer_hit" in want:
             col("answer_hit", [answer_hit(s.answers or [], p) for s, p in zip(samples, plain)], "no answers (gold short answers) in the input")
         if "rouge_lsum" in want:
@@ -186,6 +194,38 @@ class AlceMetric:
             if all(v is None for v in values):
                 reasons[name] = _record_reason(name, per, records)
         return alce_statistics(METRIC_NAMES, subtask, cols, len(records), reasons)
+
+    def _read(self, samples, plain, col, per, counts, settings, progress) -> None:  # type: ignore[no-untyped-def]
+        """``answer_em`` and ``answer_f1`` of the reader's final short answers (``metrics/alce_reader.py``): one
+        reading per answer with gold answers; a failed reading leaves that answer's two values out, with its
+        reason in its record (``not_computed``) and the failures counted (``counts.reader_failures``)."""
+        import contextlib
+
+        reader = self.reader
+        n = len(samples)
+        em: list[Value] = [None] * n
+        f1: list[Value] = [None] * n
+        todo = [i for i, s in enumerate(samples) if any(a for cluster in (s.answers or []) for a in cluster)]
+        failures = calls = 0
+        bar = progress(len(todo), "reading final answers") if progress is not None and todo else contextlib.nullcontext(None)
+        with bar as advance:
+            for i in todo:
+                r = reader.read(samples[i].question, plain[i])
+                calls += r.called
+                per[i]["reader_answer"] = r.answer
+                if r.answer is None:
+                    failures += 1
+                    per[i]["not_computed"] = {"answer_em": r.reason, "answer_f1": r.reason}
+                else:
+                    em[i], f1[i] = answer_scores(samples[i].answers or [], r.answer)  # type: ignore[misc]
+                if advance is not None:
+                    advance(1)
+        settings.update({"reader": reader.spec, "reader_prompt": reader.prompt, "reader_calls": calls, "reader_failures": failures})
+        counts["reader_failures"] = failures
+        why = "no answers (gold short answers) in the input" if not todo else f"the reader failed on every answer ({failures}; see scores.alce.not_computed in samples.jsonl)"
+        extra = {"judge": reader.id, "reader_failures": failures}
+        col("answer_em", em, why, **extra)
+        col("answer_f1", f1, why, **extra)
 
     def _qa(self, samples: Sequence[Any], plain: list[str], col: Any, settings: dict[str, Any]) -> None:
         from .alce_qa import QAModel, qa_scores, qa_unavailable
@@ -280,6 +320,9 @@ def _record_reason(name: str, per: Sequence[Mapping[str, Any]], records: Sequenc
         if not any(r.get("claims") for r in records):
             return "no claims (ELI5's gold claims) in the input"
         return "no claims_nli score in samples.jsonl (evaluated without a judge, or none judged)"
+    failed = [str(p["not_computed"][name]) for p in per if isinstance(p.get("not_computed"), Mapping) and p["not_computed"].get(name)]
+    if failed:
+        return f"the reader failed on every answer with gold answers ({len(failed)}; first: {failed[0]})"
     needs = {"str_em": "qa_pairs", "str_hit": "qa_pairs", **{m: "qa_pairs" for m in QA_METRICS}, **{m: "answers" for m in (*QAMPARI_METRICS, "answer_em", "answer_f1", "answer_hit")}}
     field = needs.get(name)
     if field and not any(r.get(field) for r in records):

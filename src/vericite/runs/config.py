@@ -165,7 +165,7 @@ class GenerateConfig(GenerationFields):
 
 
 #: evaluation settings of one task (conner) recorded only when given, so other runs' records stay as they were
-OPTIONAL_EVALUATION = ("evidence_index", "lm", "relevance_model", "attribution_judge")
+OPTIONAL_EVALUATION = ("evidence_index", "lm", "relevance_model", "attribution_judge", "reader")
 
 
 class RunConfig(GenerationFields):
@@ -186,6 +186,7 @@ class RunConfig(GenerationFields):
     lm: str | None = None  # conner: the causal LM of its LM measures (default: an llm3 judge's model)
     relevance_model: str | None = None  # conner: the relevance scorer [ms-marco]
     attribution_judge: str | None = None  # kalma, alce: a four-class judge classifying every (sentence, citation) pair
+    reader: str | None = None  # alce short answers: llm:<model> reading each output's final answer for answer_em/f1
     # an experiment: a name in registry.experiments, and its levels (default: the experiment's)
     experiment: str | None = None
     levels: list[int] | None = None

@@ -13,7 +13,9 @@ A line needs ``question``, the answer (``output``) and ``passages`` (ALCE's ``do
 The suite: the ``alce`` family (``metrics/alce_family.py``) with the command's judge for citation recall and
 precision and ELI5's claims (no judge by default: those are then not computed), ``--metrics`` to compute only
 some, and ``attribution`` (with ``--attribution-judge``: every (sentence, cited document) pair classified by a
-four-class judge, ``metrics/attribution.py``). Counts: citations by status (ok, unknown_source: out of range,
+four-class judge, ``metrics/attribution.py``); with ``--reader llm:<model>`` (short-answer sets), ``answer_em`` and
+``answer_f1`` score the final short answer a language model reads from each output (``metrics/alce_reader.py``),
+not the whole output. Counts: citations by status (ok, unknown_source: out of range,
 malformed) and judge failures. The report
 colours each passage citation by the judge's verdict and shows the documents beside the answer
 (``report/answers.py``).
@@ -36,6 +38,8 @@ from ..totals import status_totals
 from ..types import AttributedAnswer
 from .alce_inputs import alce_record, read_alce_json, subtask_hint
 
+#: what ``--reader``'s final short answers are scored by (``answer_hit`` stays on the whole output)
+READER_METRICS = ("answer_em", "answer_f1")
 #: registered task name -> its sub-task (None: read from the input)
 NAMES = {"alce": None, "alce-asqa": "asqa", "alce-qampari": "qampari", "alce-eli5": "eli5", "alce-short": "short"}
 
@@ -58,6 +62,8 @@ class AlceTask:
     judge_trust = ALCE_HUMAN_TASK  # the judge's agreement with ALCE's human citation labels (judges/measured.json)
     #: without --judge, no judge is loaded (the kalma task's default, triple, cannot read documents)
     default_judge = "none"
+    #: ``--reader``: the metrics a final-answer reader's short answers are scored by (evaluate/pipeline.py checks it)
+    reader_metrics = READER_METRICS
 
     def __init__(self, name: str = "alce", *, at_most_citations: int | None = AT_MOST_CITATIONS, qa_model: str = QA_MODEL) -> None:
         self.name = name
@@ -113,13 +119,31 @@ class AlceTask:
                 raise VericiteError(f"--metrics: not a metric of task {self.name}: {', '.join(unknown)} (known: {', '.join(self.metric_names())})")
         alce_selected = [m for m in selected if m in self.alce_names()] if selected else None
         names = tuple(n for n in self.alce_names() if not selected or n in selected)
+        reader = self.reader_for(getattr(settings, "reader", None), names, ctx)
         out = [] if selected and not alce_selected else [
             create(
                 "metrics", "alce", ctx, judge=judge, subtask=self.subtask, names=names, metrics=alce_selected,
                 at_most_citations=self.at_most_citations, qa_model=self.qa_model, resamples=settings.resamples, seed=settings.seed,
+                reader=reader,
             )
         ]  # fmt: skip
         return [*out, attribution.family_for(settings, ctx)]
+
+    def reader_for(self, spec: str | None, names: Sequence[str], ctx: Any) -> Any:
+        """``--reader llm:<model>``: the final-answer reader whose short answers ``answer_em`` and ``answer_f1``
+        score (``metrics/alce_reader.py``; its model loaded at its first reading), or None without one. Refused in
+        one line where it would read nothing: a sub-task without short answers, or ``--metrics`` without both."""
+        if not spec or spec == "none":
+            return None
+        from ..metrics.alce_reader import FinalAnswerReader
+
+        if self.subtask is not None and "answer_em" not in SUBTASKS[self.subtask]:
+            raise VericiteError(f"--reader: the reader's answer is what the short-answer metrics answer_em and answer_f1 score, and this is an ALCE {self.subtask} evaluation (the reader serves alce-short: NQ, WebQuestions, 2WikiMultihopQA)")
+        if not set(names) & set(READER_METRICS):
+            raise VericiteError("--reader: the reader's answer is what answer_em and answer_f1 score, and --metrics leaves both out")
+        from ..models import model_loader
+
+        return FinalAnswerReader(spec, model_loader(ctx))
 
     def counts(self, answers: Sequence[AttributedAnswer]) -> dict[str, Any]:
         return {"citation_status": status_totals(a.status_counts() for a in answers)}
