@@ -33,8 +33,10 @@ READS = {"Paris": "Paris\nbecause the response says so", "Bonn": "Final answer: 
 @pytest.fixture
 def reader_model():
     made: dict[str, FakeBackend] = {}
+    loads: list[str] = []
 
     def factory(arg, *, ctx, **options):
+        loads.append(arg)
         def reply(messages, params):
             text = last_user_message(messages)
             response = text.split("Response: ", 1)[1]
@@ -48,6 +50,7 @@ def reader_model():
         return made.setdefault(arg or "reader", FakeBackend(f"fake:{arg or 'reader'}", replies=reply))
 
     registry.backends.register("reading", factory, replace=True)
+    made["loads"] = loads  # type: ignore[assignment]
     yield made
     registry.backends.unregister("reading")
 
@@ -123,6 +126,28 @@ def test_resume_with_another_reader_is_refused(tmp_path, reader_model):
     assert r.exit_code != 0 and "other settings (reader)" in r.output
     r = evaluate("--input", f, "--out", out, "--reader", "llm:reading:r1", "--resume")
     assert r.exit_code == 0, r.output
+
+
+def test_on_a_pool_of_workers_the_reader_reads_on_the_driver_once(tmp_path, reader_model):
+    """``--ray``'s path (its thread pool here: the same AnswerWorker, no Ray started): the workers judge the answers
+    and never load the reader; the driver reads each answer once, and the evaluation is the local one."""
+    from vericite.evaluate import EvaluateConfig, evaluate_items, read_answers
+    from vericite.evaluate.checkpoint import AnswerCheckpoint
+    from vericite.evaluate.inputs import load_task
+    from vericite.runs.distributed import answer_pool
+
+    cfg = EvaluateConfig(task="alce-short", judge="llm:fake:judge", reader="llm:reading:pooled", resamples=0, cache=False)
+    f = answers_file(tmp_path)
+    got = []
+    for name, workers in (("local", None), ("pool", answer_pool(cfg, ray=None, workers=2))):
+        ck = AnswerCheckpoint.open(tmp_path / name, {"test": name})
+        got.append(evaluate_items(read_answers(f, load_task("alce-short")).items, cfg, checkpoint=ck, workers=workers))
+        assert len((tmp_path / name / ".evaluate-answers.jsonl").read_text().splitlines()) == 4  # judged answer by answer
+    (local, local_recs), (pooled, pooled_recs) = got
+    assert reader_model["loads"] == ["pooled", "pooled"]  # one evaluation, one load each: never by a worker
+    assert pooled["metrics"]["answer_em"] == local["metrics"]["answer_em"] and pooled["metrics"]["answer_em"]["value"] == 0.5
+    assert [r["scores"]["alce"].get("reader_answer") for r in pooled_recs] == ["Paris", "Bonn", None]
+    assert pooled["metrics"]["alce_citation_recall"] == local["metrics"]["alce_citation_recall"]
 
 
 def test_a_checkpoint_made_before_the_reader_existed_resumes_without_one(tmp_path):
