@@ -150,6 +150,26 @@ def test_on_a_pool_of_workers_the_reader_reads_on_the_driver_once(tmp_path, read
     assert pooled["metrics"]["alce_citation_recall"] == local["metrics"]["alce_citation_recall"]
 
 
+def test_compare_rebuilds_the_readers_scores_and_refuses_another_reader(tmp_path, reader_model):
+    from vericite.metrics.alce_family import AlceMetric
+    from vericite.stats import point
+
+    f = answers_file(tmp_path)
+    outs = {}
+    for name, extra in (("r1", ["--reader", "llm:reading:r1"]), ("again", ["--reader", "llm:reading:r1"]), ("other", ["--reader", "llm:reading:r2"]), ("none", [])):
+        outs[name] = tmp_path / name
+        assert evaluate("--input", f, "--out", outs[name], *extra).exit_code == 0
+    res, recs = load(outs["r1"])
+    cs = AlceMetric.statistics_from_records(recs)
+    for m in ("answer_em", "answer_f1", "answer_hit"):
+        assert point(cs.statistics[m], len(recs)) == res["metrics"][m]["value"] and cs.ns[m] == res["metrics"][m]["n"], m
+    r = CliRunner().invoke(cli, ["compare", "--resamples", "20", "--json", str(outs["r1"]), str(outs["again"])])
+    assert r.exit_code == 0, r.output
+    for other in ("other", "none"):
+        r = CliRunner().invoke(cli, ["compare", "--resamples", "20", str(outs["r1"]), str(outs[other])])
+        assert r.exit_code == 2 and "alce.reader" in r.output, r.output
+
+
 def test_a_checkpoint_made_before_the_reader_existed_resumes_without_one(tmp_path):
     from vericite.evaluate import EvaluateConfig
     from vericite.evaluate.checkpoint import fingerprint

@@ -143,7 +143,7 @@ def test_compare_two_alce_runs_pairs_every_metric(tmp_path):
         assert e["a"] == pytest.approx(res_a["metrics"][m]["value"]) and e["b"] == pytest.approx(res_b["metrics"][m]["value"]), m
     assert cmp["metrics"]["qa_em"]["reason"].startswith("not computed in A and B: no qa_em score in samples.jsonl (ALCE's QA model runs only when asked")
     assert cmp["differences"] == []
-    assert cmp["a"]["evaluation"] == {"alce.subtask": "asqa", "alce.at_most_citations": 3, "alce.qa_model": None}
+    assert cmp["a"]["evaluation"] == {"alce.subtask": "asqa", "alce.at_most_citations": 3, "alce.qa_model": None, "alce.reader": None, "alce.reader_prompt": None}
     # the table says the same
     r = compare(a, b)
     assert r.exit_code == 0 and "alce_citation_recall" in r.output and "its metric family cannot" not in r.output
