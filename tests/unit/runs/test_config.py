@@ -116,6 +116,9 @@ def test_the_parts_get_every_field_they_have():
     ev, gen = cfg.evaluation(), cfg.generation()
     assert (ev.match, ev.hypothesis, ev.judge, ev.seed, ev.base_url) == ("normalised", "entity", "nli:x", 3, "http://127.0.0.1:1")
     assert gen.method_args == {"knowledge": "given"} and gen.seed == 3 and gen.limit is None  # the run's limit cuts the questions once
+    # ALCE's final-answer reader: passed on, recorded only when given (other runs' records stay as they were)
+    assert RunConfig(task="alce-short", reader="llm:x").evaluation().reader == "llm:x"
+    assert RunConfig(task="alce-short", reader="llm:x").record()["reader"] == "llm:x" and "reader" not in RunConfig().record()
 
 
 def test_the_runner_looks_methods_and_experiments_up_in_the_registry():
