@@ -406,3 +406,27 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
         assert len(set(pool.pids()) - set(pids)) == 1  # the actor was restarted in a new process
     finally:
         pool.close()
+
+
+def test_evaluate_on_ray_with_a_final_answer_reader_reads_on_the_driver(tmp_path, ray_local, fixed_clock):
+    """``--reader``: the actors judge the citations and never load the reader (its backend is registered in this
+    process only: an actor that loaded it would fail); the driver reads each answer: the local evaluation's files."""
+    from vericite import registry
+    from vericite.models.fake import FakeBackend
+
+    docs = [{"title": "France", "text": "Paris is the capital of France."}]
+    lines = [{"id": f"q{i}", "question": "What is the capital of France?", "answers": [["Paris"]], "passages": docs,
+              "answer": f"The capital of France is Paris [1]. Answer {i}."} for i in range(6)]
+    a = tmp_path / "answers.jsonl"
+    a.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    registry.backends.register("driver-only", lambda arg, *, ctx, **o: FakeBackend("fake:driver-only", default="Paris"), replace=True)
+    try:
+        common = ["evaluate", "-i", str(a), "-q", "--task", "alce-short", "--judge", "fake", "--reader", "llm:driver-only", "--no-cache", "--resamples", "20"]
+        invoke([*common, "-o", str(tmp_path / "local")])
+        invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    finally:
+        registry.backends.unregister("driver-only")
+    local, ray = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "ray"))
+    assert ray["metrics"]["answer_em"]["value"] == 1.0 and ray["metrics"] == local["metrics"]
+    assert ray["evaluation"]["alce"]["reader_calls"] == 6 and ray["judge_usage"] == local["judge_usage"]
+    assert (tmp_path / "ray" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()
