@@ -209,4 +209,4 @@ def test_short_answer_and_spec():
     assert short_answer("  Paris.\nmore") == "Paris." and short_answer("Answer: 1969") == "1969" and short_answer("\n\n") == ""
     assert parse_reader_spec("llm:qwen2.5-7b") == ("qwen2.5-7b", 1) and parse_reader_spec("llm:qwen@1") == ("qwen", 1)
     assert parse_reader_spec("llm:openai:gpt-4o") == ("openai:gpt-4o", 1)
-    assert "{question}" in PROMPTS[1] and "{output}" in PROMPTS[1]
+    assert "{question}" in PROMPTS[1]["user"] and "{output}" in PROMPTS[1]["user"]

@@ -5,7 +5,8 @@ F1").
 
 An answer that says "The capital is Paris [1]." never equals the gold alias "Paris", so ``answer_em`` over the
 whole output is 0 for every model that answers in sentences. With a reader, a language model is given the question
-and the citation-free output and asked for the final short answer only (prompt ``alce-final-answer@1``, greedy,
+and the citation-free output and asked for the final short answer only (prompt ``alce-final-answer@1``: an
+instruction, two worked examples as chat turns, then the answer to read; greedy,
 at most :data:`MAX_TOKENS` tokens, the first line of its reply kept); ``answer_em`` and ``answer_f1`` score that
 short answer instead of the output. ``answer_hit`` is not the reader's: it stays on the whole output.
 
@@ -25,16 +26,22 @@ from typing import Any, Callable
 from ..errors import VericiteError
 from ..types import GenParams
 
-#: the reader's prompts by number (``llm:<model>@<number>``); the id of number N is ``alce-final-answer@N``
+#: the reader's prompts by number (``llm:<model>@<number>``; the id of number N is ``alce-final-answer@N``): the
+#: instruction (a system message), then worked examples as turns of the chat (the user's question and response, the
+#: assistant's short answer alone), then the answer to read
 PROMPTS = {
-    1: (
-        "Below are a question and a response to it. Write the final answer the response gives to the question: only "
-        "the short answer itself (a name, a date, a number or a few words), with no sentence, no explanation and no "
-        "citation. If the response gives no answer, write: unknown\n\n"
-        "Question: {question}\n"
-        "Response: {output}\n"
-        "Final answer:"
-    ),
+    1: {
+        "system": (
+            "You read a response to a question and write its final answer: only the short answer itself (a name, a "
+            "date, a number or a few words), not a sentence, no explanation, no citation. If the response gives no "
+            "answer, write: unknown"
+        ),
+        "examples": (
+            ("who wrote the song the sound of silence?", "The Sound of Silence was written by Paul Simon in 1964 [2].", "Paul Simon"),
+            ("how many players does a basketball team have on the court?", "Each team has five players on the court at a time [1].", "five"),
+        ),
+        "user": "Question: {question}\nResponse: {output}\nFinal answer:",
+    },
 }
 PROMPT_NAME = "alce-final-answer"
 DEFAULT_PROMPT = 1
@@ -99,7 +106,11 @@ class FinalAnswerReader:
         return self._backend
 
     def messages(self, question: str, output: str) -> list[dict[str, str]]:
-        return [{"role": "user", "content": PROMPTS[self.number].format(question=question.strip(), output=output.strip())}]
+        p = PROMPTS[self.number]
+        out = [{"role": "system", "content": p["system"]}]
+        for q, response, answer in p["examples"]:
+            out += [{"role": "user", "content": p["user"].format(question=q, output=response)}, {"role": "assistant", "content": answer}]
+        return out + [{"role": "user", "content": p["user"].format(question=question.strip(), output=output.strip())}]
 
     def read(self, question: str, output: str) -> Reading:
         """The final short answer of ``output`` (citation-free) to ``question``; one call, greedy (module doc)."""
