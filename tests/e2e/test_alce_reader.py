@@ -170,6 +170,19 @@ def test_compare_rebuilds_the_readers_scores_and_refuses_another_reader(tmp_path
         assert r.exit_code == 2 and "alce.reader" in r.output, r.output
 
 
+def test_the_readers_calls_go_through_the_call_cache(tmp_path, reader_model, monkeypatch):
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))
+    f = answers_file(tmp_path, ITEMS[:2])
+    args = ["evaluate", "-q", "--resamples", "0", "--task", "alce-short", "--input", str(f), "--reader", "llm:reading:cached"]
+    for name in ("first", "again"):
+        r = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / name)])
+        assert r.exit_code == 0, r.output
+    assert reader_model["cached"].calls["generate"] == 2  # the second evaluation's readings came from the cache
+    first, again = (load(tmp_path / n)[0] for n in ("first", "again"))
+    assert again["metrics"]["answer_em"]["value"] == first["metrics"]["answer_em"]["value"] == 0.5
+    assert again["judge_usage"] == first["judge_usage"]  # cached calls count with the tokens first reported
+
+
 def test_a_checkpoint_made_before_the_reader_existed_resumes_without_one(tmp_path):
     from vericite.evaluate import EvaluateConfig
     from vericite.evaluate.checkpoint import fingerprint
