@@ -108,6 +108,17 @@ def test_the_readers_answer_is_what_em_and_f1_score(tmp_path, reader_model):
     assert "reader of final answers (answer_em, answer_f1): llm:reading:r1 (alce-final-answer@1), 1 failed" in " ".join(r.output.split())
 
 
+def test_an_empty_output_is_not_read_and_an_answer_without_gold_is_left_out(tmp_path, reader_model):
+    items = [ITEMS[0], {**ITEMS[1], "answer": ""}, {**ITEMS[1], "id": "q4", "answers": []}]
+    r = evaluate("--input", answers_file(tmp_path, items), "--out", tmp_path / "e", "--reader", "llm:reading:r3")
+    assert r.exit_code == 0, r.output
+    res, recs = load(tmp_path / "e")
+    # the empty output scores 0 as without a reader (it says nothing); the line without gold answers is not read
+    assert (res["metrics"]["answer_em"]["value"], res["metrics"]["answer_em"]["n"]) == (0.5, 2)
+    assert res["evaluation"]["alce"]["reader_calls"] == 1 and reader_model["r3"].calls["generate"] == 1
+    assert [x["scores"].get("alce", {}).get("reader_answer") for x in recs] == ["Paris", "", None]
+
+
 def test_every_reading_failed_is_not_computed_with_the_reason(tmp_path, reader_model):
     items = [ITEMS[2]]
     r = evaluate("--input", answers_file(tmp_path, items), "--out", tmp_path / "e", "--reader", "llm:reading:r2")
