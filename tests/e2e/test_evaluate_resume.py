@@ -193,3 +193,50 @@ def test_evaluate_killed_with_sigkill_resumes_from_its_checkpoint(tmp_path):
     assert (tmp_path / "cut" / "samples.jsonl").read_text() == (tmp_path / "whole" / "samples.jsonl").read_text()
     lines = [json.loads(line) for line in checkpoint.read_text().splitlines()[1:]]
     assert sorted(line["answer"] for line in lines) == list(range(60))  # each answer scored once
+
+
+def test_a_task_option_is_part_of_what_resume_checks(tmp_path, monkeypatch):
+    """The checkpoint records the task's options, not only its name: resuming ``alce:at_most_citations=1`` over a
+    checkpoint made with the default is refused in one line (nothing appended), while a spec whose options equal the
+    defaults (``at_most_citations=3``) is the same evaluation, as is the same non-default option again."""
+    answers = alce_file(tmp_path)
+    opts = ["--judge", "fake", "--metrics", "alce_citation_recall,alce_citation_precision", "--resamples", "20"]
+
+    def run(out, task, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / out), "-q", "--task", task, *opts, *extra])
+
+    assert run("o", "alce").exit_code == 0
+    ck = tmp_path / "o" / ".evaluate-answers.jsonl"
+    before = ck.read_text()
+    assert "task_options" not in json.loads(before.splitlines()[0])["config"]  # the defaults: the header of before the options were recorded
+    r = run("o", "alce:at_most_citations=1", "--resume")
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert "cannot resume" in r.output and "at_most_citations" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert ck.read_text() == before  # nothing appended, nothing rewritten
+    r = run("o", "alce:at_most_citations=all", "--resume")
+    assert r.exit_code == 2 and "at_most_citations" in r.output, r.output
+    again = Cut(monkeypatch)
+    r = run("o", "alce:at_most_citations=3", "--resume")  # the default spelled out: the same evaluation
+    assert r.exit_code == 0 and again.calls == 0, r.output
+
+    assert run("one", "alce:at_most_citations=1").exit_code == 0
+    one = tmp_path / "one" / ".evaluate-answers.jsonl"
+    assert json.loads(one.read_text().splitlines()[0])["config"]["task_options"] == {"at_most_citations": 1}
+    again = Cut(monkeypatch)
+    assert run("one", "alce:at_most_citations=1", "--resume").exit_code == 0 and again.calls == 0
+    r = run("one", "alce", "--resume")  # and back to the default
+    assert r.exit_code == 2 and "at_most_citations" in r.output, r.output
+
+
+def test_a_conner_task_option_is_part_of_what_resume_checks(tmp_path):
+    answers = tmp_path / "k.jsonl"
+    answers.write_text("".join(json.dumps(x) + "\n" for x in CONNER), encoding="utf-8")
+
+    def run(task, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "-q", "--resamples", "20", "--task", task,
+                                        "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake", *extra])  # fmt: skip
+
+    assert run("conner").exit_code == 0
+    r = run("conner:aggregation=max", "--resume")
+    assert r.exit_code == 2 and "aggregation" in r.output, r.output
+    assert run("conner:aggregation=min,evidence_k=10", "--resume").exit_code == 0  # the defaults, spelled out

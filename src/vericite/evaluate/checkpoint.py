@@ -48,14 +48,29 @@ CORPUS_ONLY = frozenset({"resamples", "seed"})
 OMITTED_WHEN_NONE = frozenset({"reader"})
 
 
-def fingerprint(cfg: Any, task: str, input_sha256: str, extra: Mapping[str, Any] | None = None, *, corpus: bool = False) -> dict[str, Any]:
+def fingerprint(cfg: Any, task: Any, input_sha256: str, extra: Mapping[str, Any] | None = None, *, corpus: bool = False) -> dict[str, Any]:
     """What an evaluation's answers are scored with: its settings (the task, the judges, the metric options) but the
-    operational ones and, unless ``corpus``, the bootstrap's; the task it ran as and the sha256 of its answers' file
-    (``extra``: more, e.g. a run's judge)."""
+    operational ones and, unless ``corpus``, the bootstrap's; the task it ran as (a task, or its name) and the sha256
+    of its answers' file (``extra``: more, e.g. a run's judge).
+
+    A task's options (``alce:at_most_citations=1``, ``conner:aggregation=max``) are ``config.task_options``: those
+    that differ from the task's defaults (its ``spec_options()``), the key left out when there are none. So a spec
+    that spells out a default is the same evaluation as one that does not, and a checkpoint written before the
+    options were recorded (``config.task`` was the task's name only) resumes when the options are the defaults."""
     settings = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(vars(cfg))
     config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY) and not (k in OMITTED_WHEN_NONE and v is None)}
-    config["task"] = task
+    config["task"] = task if isinstance(task, str) else task.name
+    options = task_options(task)
+    if options:
+        config["task_options"] = options
     return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **dict(extra or {})}))
+
+
+def task_options(task: Any) -> dict[str, Any]:
+    """``task``'s options that differ from its defaults (its ``spec_options()``; none for a task without options,
+    or a task given by name)."""
+    read = getattr(task, "spec_options", None)
+    return dict(read()) if callable(read) else {}
 
 
 def pair_key(judge_id: str, pair: Any) -> str:
@@ -188,16 +203,24 @@ def answer_line(index: int, sample_id: str, judged: Mapping[str, Any], scores: M
     return {"answer": index, "id": sample_id, "judged": dict(judged), "scores": dict(scores), "judgements": judgements, "usage": dict(usage or {})}
 
 
+_MISSING = object()
+
+
 def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """The settings two fingerprints differ in, named (``config.judge``, ``input_sha256`` as "the input file")."""
-    names = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if a == b:
-            continue
-        if isinstance(a, dict) and isinstance(b, dict):
-            names += [f"{key}.{k}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-        else:
-            names.append("the input file" if key == "input_sha256" else key)
-    names = [n.removeprefix("config.") for n in names]
+    def walk(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str) -> list[str]:
+        names = []
+        for key in sorted(set(a) | set(b)):
+            x, y = a.get(key, _MISSING), b.get(key, _MISSING)  # a key on one side only differs, even from null
+            if x == y:
+                continue
+            if key == "task_options":  # a side without the key: the task's defaults
+                x, y = ({} if v is _MISSING else v for v in (x, y))
+            if isinstance(x, dict) and isinstance(y, dict):
+                names += walk(x, y, f"{prefix}{key}.")
+            else:
+                names.append(f"{prefix}{key}")
+        return names
+
+    names = ["the input file" if n == "input_sha256" else n.removeprefix("config.").replace("task_options.", "task option ") for n in walk(old, new, "")]
     return ", ".join(names) or "the settings"

@@ -75,7 +75,7 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
             manifest = json.loads(sibling.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             manifest = None
-    checkpoint = answer_checkpoint(out, cfg, task.name, evaluate.input_file(input_path), resume=resume)
+    checkpoint = answer_checkpoint(out, cfg, task, evaluate.input_file(input_path), resume=resume)
     pool = None
     if ray is not None:  # the answers not checkpointed yet are scored on Ray actors, their lines written here
         from .distributed import answer_pool
@@ -96,7 +96,7 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
     return results
 
 
-def answer_checkpoint(out: Path, cfg: Any, task: str, answers: Path, *, resume: bool, **extra: Any) -> Any:
+def answer_checkpoint(out: Path, cfg: Any, task: Any, answers: Path, *, resume: bool, **extra: Any) -> Any:
     """The per-answer checkpoint of an evaluation into ``out`` of the answers in ``answers`` (``evaluate/checkpoint.py``):
     with ``resume`` the one there, when it records the same evaluation (else one line saying what differs)."""
     from ..evaluate.checkpoint import AnswerCheckpoint, fingerprint

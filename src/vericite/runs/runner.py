@@ -119,7 +119,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
             raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
         sub = out / f"level-{level}"
         manifest = generate_run(level_gens[str(level)], sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
-        finished = finished_evaluation(sub, eval_cfg, task.name, judge, resume)
+        finished = finished_evaluation(sub, eval_cfg, task, judge, resume)
         if isinstance(finished, tuple):  # evaluated before, with this configuration: read back, nothing judged
             level_results, evaluated = finished
             n_items = int(level_results.get("counts", {}).get("samples", len(evaluated)))
@@ -156,7 +156,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     return results
 
 
-def finished_evaluation(level: Path, eval_cfg: Any, task: str, judge: Any, resume: bool) -> Any:
+def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resume: bool) -> Any:
     """``level``'s evaluation: (results, records) when ``resume`` and it finished with the settings, bootstrap and
     answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
     evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level

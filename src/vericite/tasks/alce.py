@@ -89,6 +89,13 @@ class AlceTask:
     def metric_names(self) -> tuple[str, ...]:
         return tuple(self.specs())
 
+    def spec_options(self) -> dict[str, Any]:
+        """The spec's options that differ from their defaults (``evaluate --resume`` checks them): a spec that
+        spells out a default is the same task as one that leaves it out."""
+        given = {"at_most_citations": self.at_most_citations, "qa_model": self.qa_model}
+        defaults = {"at_most_citations": AT_MOST_CITATIONS, "qa_model": QA_MODEL}
+        return {k: v for k, v in given.items() if v != defaults[k]}
+
     # ------------------------------------------------------------------ reading
 
     def read_records(self, path: str | Path) -> list[tuple[int, Any]] | None:

@@ -84,6 +84,15 @@ class ConnerTask:
     def metric_names(self) -> tuple[str, ...]:
         return NAMES
 
+    def spec_options(self) -> dict[str, Any]:
+        """The spec's options that differ from the family's defaults (``evaluate --resume`` checks them)."""
+        import inspect
+
+        from ..metrics.conner import ConnerMetric
+
+        defaults = inspect.signature(ConnerMetric.__init__).parameters
+        return {k: v for k, v in sorted(self.options.items()) if k not in defaults or v != defaults[k].default}
+
     def read_records(self, path: str | Path) -> None:
         return None  # JSONL, each line through convert_record
 
