@@ -164,7 +164,7 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     "--resume",
     is_flag=True,
     help="continue an interrupted evaluate into the same --out: the answers it scored (OUT/.evaluate-answers.jsonl) are "
-    "not judged again, when the task, judges, metric options and input file are the same (else one line says what "
+    "not judged again, when the task and its options, judges, metric options and input file are the same (else one line says what "
     "differs); the same with --ray, whose actors score the answers and send back their lines",
 )
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")

@@ -97,7 +97,7 @@ def common_generation_options(f):
 @click.option("--data-path", help="where the dataset lives (default for biokalma: ../shared/data/biokalma)")
 @click.option("--limit", type=int, help="answer only the first N questions")
 @click.option("--out", "-o", required=True, help="run folder to write (samples.jsonl, manifest.json)")
-@click.option("--resume", is_flag=True, help="continue a run that was interrupted, skipping finished samples")
+@click.option("--resume", is_flag=True, help="continue a run that was interrupted, skipping finished samples; only with the folder's settings and method (its version, model, prompt files: manifest.json), else one line says what differs")
 @click.option("--knowledge", type=click.Choice(["auto", "given", "retrieve"]), help="use the knowledge given with each question, or retrieve it from --store [default: auto]")
 @click.option("--store", help="graph store folder to retrieve knowledge from (see `vericite kg load`)")
 @click.option("--demonstration", help="one-shot demonstration file (vericite JSON or a BioKaLMA prompt file) [default: the dataset's (BioKaLMA's released prompt for biokalma and biokalma-gold), else vericite's own]")

@@ -32,6 +32,9 @@ class RunDir:
     """Open with ``RunDir.open(out, manifest, resume)`` (or ``with RunDir.open(...) as run:``); then
     ``done_ids``, ``append``, ``fail``, ``finish``; ``close`` releases the folder's lock."""
 
+    #: manifest keys that are not the method's (its ``manifest()``): the config (checked on its own), the run's
+    #: bookkeeping
+    NOT_THE_METHOD = frozenset({"config", "n_samples", "status", "started", "resumed", "finished", "summary", "vericite_version"})
     # config keys that may change between a run and its resumption
     RESUMABLE_CHANGES = frozenset({"limit", "resume", "out", "progress", "threads", "cache", "max_failures", "timeout", "request_retries"})
 
@@ -71,6 +74,7 @@ class RunDir:
             except (OSError, json.JSONDecodeError):
                 raise DataError(f"cannot resume: {existing} is missing or unreadable") from None
             cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path)
+            cls._check_same_method(old, manifest, path)
             manifest["started"] = old.get("started", manifest.get("started"))
             manifest["resumed"] = list(old.get("resumed", [])) + [time.strftime("%Y-%m-%dT%H:%M:%S")]
             jsonl.cut_torn_line(path / SAMPLES)
@@ -102,6 +106,20 @@ class RunDir:
             shown = ", ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in diff[:4])
             raise VericiteError(f"cannot resume {path}: the configuration differs ({shown}); use another --out")
 
+    @classmethod
+    def _check_same_method(cls, old: Mapping[str, Any], new: Mapping[str, Any], path: Path) -> None:
+        """What the method recorded besides the config (its versioned id, the model's identity, prompt ids and files
+        with their sha256, the parser, the retriever, the sampling parameters) must be what the folder's manifest
+        records: a ``summ@1`` folder is not continued by a ``summ@2``, nor with an edited prompt file or another model
+        file under the same name. Only what both record is compared (a key that one vericite records and the
+        other does not, or a prompt file of a sub-task not met yet, cannot be told apart), recursively."""
+        new = json.loads(jsonl.dumps_line(dict(new)))  # as the manifest holds it (a tuple is a list there)
+        keys = [k for k in new if k not in cls.NOT_THE_METHOD and k in old]
+        diff = [d for k in keys for d in _differing(old[k], new[k], k)]
+        if diff:
+            shown = ", ".join(f"{k}: {_short(a)} -> {_short(b)}" for k, a, b in diff[:4])
+            raise VericiteError(f"cannot resume {path}: its answers were made otherwise ({shown}); use another --out")
+
     def append(self, record: Mapping[str, Any]) -> None:
         jsonl.append(self.samples_path, record)
         self.done_ids.add(str(record.get("id")))
@@ -120,6 +138,22 @@ class RunDir:
         self.manifest["status"] = status
         self.manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         jsonl.write_json_atomic(self.path / MANIFEST, self.manifest)
+
+
+def _differing(a: Any, b: Any, name: str) -> list[tuple[str, Any, Any]]:
+    """Where ``a`` and ``b`` differ, by dotted name: two mappings in the keys both have, two lists of one length item
+    by item, anything else as a whole."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return [d for k in a if k in b for d in _differing(a[k], b[k], f"{name}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differing(x, y, f"{name}.{i}")]
+    return [] if a == b else [(name, a, b)]
+
+
+def _short(value: Any, width: int = 80) -> str:
+    """``repr(value)``, cut to ``width`` characters (a one-line message)."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def load_results(run_dir: Path) -> dict[str, Any]:

@@ -71,3 +71,18 @@ def test_progress_without_a_terminal_prints_throttled_plain_lines(capsys):
     with progress_bar(3, "off", enabled=False, interval=0.0) as advance:
         advance(3)
     assert capsys.readouterr().err == ""
+
+
+def test_resume_compares_what_the_method_recorded(tmp_path):
+    """Besides the config, what the method records (its versioned id, prompt files...) must be the same; only the
+    keys both manifests hold are compared, a tuple is the list the manifest holds, and the bookkeeping may differ."""
+    made = {"config": {"model": "a"}, "method": "summ@1", "prompt_files": {"asqa": {"sha256": "x"}}, "params": {"stop": ("\n",)}, "n_samples": 3}
+    RunDir.open(tmp_path / "r", made).close()
+    with pytest.raises(VericiteError, match=r"made otherwise \(method: 'summ@1' -> 'summ@2'\)"):
+        RunDir.open(tmp_path / "r", {**made, "method": "summ@2"}, resume=True)
+    with pytest.raises(VericiteError, match=r"prompt_files\.asqa\.sha256: 'x' -> 'y'"):
+        RunDir.open(tmp_path / "r", {**made, "prompt_files": {"asqa": {"sha256": "y"}}}, resume=True)
+    with pytest.raises(VericiteError, match=r"params\.stop\.0"):
+        RunDir.open(tmp_path / "r", {**made, "params": {"stop": ("\n\n",)}}, resume=True)
+    # a prompt file of a sub-task not met before, a key the folder's vericite did not record, another n_samples
+    RunDir.open(tmp_path / "r", {**made, "prompt_files": {"asqa": {"sha256": "x"}, "eli5": {"sha256": "z"}}, "retriever": None, "n_samples": 9}, resume=True).close()

@@ -1,0 +1,145 @@
+"""``generate --resume`` (and ``run --resume``'s levels) continue a run folder only with what made its answers: the
+config (dataset, model, seed, the method's options) and what the method records beside it (its versioned id, the
+model's identity, prompt ids and files by sha256, parser, retriever, sampling parameters). Anything else is one
+line naming what differs, exit 2, and the folder untouched: never a folder of answers made two ways."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.support.alce import TINY
+from vericite.cli.main import cli
+from vericite.errors import VericiteError
+from vericite.fakes import pipeline as fake_pipeline
+from vericite.generate import alce as alce_methods
+
+DOCS = [
+    {"title": "The Sound of Silence", "text": "The Sound of Silence is a song by Simon & Garfunkel, written by Paul Simon.", "summary": "A song."},
+    {"title": "Paul Simon", "text": "Paul Simon is an American musician.", "summary": "A musician."},
+    {"title": "Elsewhere", "text": "Nothing to do with it."},
+]
+QUESTIONS = [{"sample_id": f"q{i}", "question": f"Who wrote song {i}?", "docs": DOCS, "qa_pairs": [{"question": "Who?", "short_answers": ["Paul Simon"]}]} for i in range(3)]
+
+
+@pytest.fixture
+def files(tmp_path):
+    data = tmp_path / "asqa_eval.json"
+    data.write_text(json.dumps(QUESTIONS), encoding="utf-8")
+    prompt = tmp_path / "prompt.json"
+    prompt.write_text(json.dumps(TINY), encoding="utf-8")
+    return data, prompt
+
+
+def generate(tmp_path, files, *extra, method="summ"):
+    data, prompt = files
+    args = ["generate", "--method", method, "--dataset", data, "--model", "fake", "--ndoc", 2, "--shot", 0, "--method-arg", f"prompt={prompt}",
+            "--out", tmp_path / "run", "-q", "--no-cache", *extra]  # fmt: skip
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def folder(tmp_path):
+    """The run folder's files as they are (a refused resume changes none)."""
+    return {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file() and p.name != ".lock"}
+
+
+def refused(r, *named):
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("error: cannot resume") and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output, r.output
+    for n in named:
+        assert n in r.output, r.output
+
+
+def test_a_folder_made_by_another_version_of_the_method_is_not_continued(tmp_path, files, monkeypatch):
+    monkeypatch.setitem(alce_methods.VERSIONS, "summ", 1)  # the folder was made by summ@1
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    before = folder(tmp_path)
+    assert json.loads(before["manifest.json"])["method"] == "summ@1"
+    monkeypatch.setitem(alce_methods.VERSIONS, "summ", 2)  # this vericite's summ
+    refused(generate(tmp_path, files, "--resume"), "method", "summ@1", "summ@2")
+    assert folder(tmp_path) == before  # nothing appended, the manifest not rewritten
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (["--ndoc", 1], "ndoc"), (["--shot", 1], "shot"), (["--seed", 3], "seed"), (["--model", "fake:other"], "model"),
+        (["--retriever", "tfidf"], "retriever"), (["--index", "INDEX"], "index"), (["--method-arg", "shorter_pool=5"], "shorter_pool"),
+        (["--temperature", 0.1], "temperature"), (["--max-tokens", 20], "max_tokens"),
+    ],
+)  # fmt: skip
+def test_other_method_options_are_refused(tmp_path, files, change, named):
+    if "INDEX" in change:  # a real index of documents to retrieve from
+        corpus = tmp_path / "corpus.jsonl"
+        corpus.write_text(json.dumps({"id": "d1", "title": "Rome", "text": "Rome is the capital of Italy."}) + "\n", encoding="utf-8")
+        assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"]).exit_code == 0
+        change = [str(tmp_path / "idx") if c == "INDEX" else c for c in change]
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    before = folder(tmp_path)
+    refused(generate(tmp_path, files, "--resume", *change), named)
+    assert folder(tmp_path) == before
+
+
+def test_another_dataset_is_refused(tmp_path, files):
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    before = folder(tmp_path)
+    other = tmp_path / "asqa_other.json"
+    other.write_text(json.dumps(QUESTIONS), encoding="utf-8")
+    data, prompt = files
+    refused(generate(tmp_path, (other, prompt), "--resume"), "dataset")
+    assert folder(tmp_path) == before
+
+
+def test_an_edited_prompt_file_is_refused(tmp_path, files):
+    """Same path, other demonstrations: the prompt file's sha256 (in the manifest) differs."""
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    before = folder(tmp_path)
+    data, prompt = files
+    prompt.write_text(json.dumps({**TINY, "instruction": "Answer briefly."}), encoding="utf-8")
+    refused(generate(tmp_path, files, "--resume"), "prompt_files", "sha256")
+    assert folder(tmp_path) == before
+
+
+def test_the_same_settings_resume_and_answer_the_rest(tmp_path, files):
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    r = generate(tmp_path, files, "--resume", "--threads", 2)  # the limit and operational settings may change
+    assert r.exit_code == 0, r.output
+    assert [json.loads(x)["id"] for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()] == ["q0", "q1", "q2"]
+
+
+def test_a_key_an_older_vericite_did_not_record_is_not_a_difference(tmp_path, files):
+    """Only what both manifests record is compared: a folder from before a manifest key existed still resumes."""
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    path = tmp_path / "run" / "manifest.json"
+    old = json.loads(path.read_text())
+    del old["retrieval_depth"], old["params"]["top_p"]
+    path.write_text(json.dumps(old))
+    r = generate(tmp_path, files, "--resume")
+    assert r.exit_code == 0, r.output
+
+
+def test_run_resume_refuses_a_level_made_by_another_method_version(tmp_path, monkeypatch):
+    """``vericite run --resume``: each level's generation is checked the same way (the level's run folder)."""
+    from tests.support.pipeline import citing_reply
+    from vericite.models.fake import FakeBackend
+    from vericite.runs.runner import load_run_config, run_config
+
+    data = tmp_path / "q.jsonl"
+    rows = [{"id": f"q{i}", "question": f"What did P{i} do?", "knowledge": [{"subject": f"Q{i}", "subject_label": f"P{i}", "property": "occupation", "value": f"job{i}"}]} for i in range(3)]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    yaml = tmp_path / "c.yaml"
+    yaml.write_text(f"name: t\ndataset: {data}\nmodel: fake\nmethod: fake\nexperiment: fake\nlevels: [0, 1]\nresamples: 5\njudge: fake\n")
+    cfg = load_run_config(yaml, {})
+    out = tmp_path / "runs"
+    run_config(cfg, out, progress=False, backend=FakeBackend(replies=citing_reply))
+    before = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"}
+    assert json.loads((out / "level-0" / "manifest.json").read_text())["method"] == "fake-method@1"
+
+    monkeypatch.setattr(fake_pipeline.FakeMethod, "id", "fake-method@2")
+    with pytest.raises(VericiteError, match=r"cannot resume .*level-0.*method: 'fake-method@1' -> 'fake-method@2'"):
+        run_config(cfg, out, resume=True, progress=False, backend=FakeBackend(replies=citing_reply))
+    r = CliRunner().invoke(cli, ["run", str(yaml), "--out", str(out), "--resume", "-q"])
+    refused(r, "fake-method@1", "fake-method@2")
+    assert {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"} == before
