@@ -50,8 +50,8 @@ VARIANTS = {
     "batched": {"simplifier_batch": True, "state_cache_mb": 0},
     "state-cache": {"simplifier_batch": False, "state_cache_mb": None},
     "both": {"simplifier_batch": True, "state_cache_mb": None},
-    # not in the default list: the judge on a second llama.cpp instance of the same model (as `--judge
-    # llm:<model>@2`, spelled with its prompt number, loads it), so its prompts never displace the generator's
+    # not in the default list: the judge on a second llama.cpp instance of the same model (built here; `--judge
+    # llm:<model>@2` loaded one before it shared the method's model), so its prompts never displace the generator's
     "own-judge": {"simplifier_batch": False, "state_cache_mb": 0, "judge_instance": True},
     # replay only: one instance per step (sentence, citation, queries, judge), each keeping its last prompt
     "per-step": {"simplifier_batch": False, "state_cache_mb": 0, "replay_only": True},

@@ -167,7 +167,12 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
     """The method of ``cfg`` (a GenerateConfig), built with ``registry.create("methods", "<method>:<model>")``:
     its options validated by its own model, ``seed`` the run's, ``demonstration`` (when the method has that
     option and it is unset) the dataset's, and every backend it gets (``backend``, or loaded through the build
-    context) reporting to ``meter``. ``objects`` are ready objects for the factory (KaLMA's ``graph``)."""
+    context) reporting to ``meter``. ``objects`` are ready objects for the factory (KaLMA's ``graph``).
+
+    A model name is loaded once per method, whatever role names it: a judge of the method's own model
+    (``--judge llm:<model>@2`` for VTG or rerank, whatever its prompt number) gets the method's backend (``backend``
+    when given, under ``cfg.model``), not a second copy of the weights. Its calls then go through the same call
+    cache and, on llama.cpp, the same KV cache, as ``llm:<model>`` always did."""
     from ..models import model_loader
     from ..registry import BuildContext, create
 
@@ -176,9 +181,17 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
         options["demonstration"] = dataset_demonstration(cfg.dataset, cfg.phrasing)
     ctx = BuildContext(threads=cfg.threads, cache=cfg.cache, base_url=cfg.base_url, timeout=cfg.timeout, retries=cfg.request_retries)
     load = model_loader(ctx)
-    ctx = dataclasses.replace(ctx, load_model=lambda name: metered(load(name), meter))
+    served: dict[str, Any] = {}  # model name -> the backend every role of this method that names it gets
     if backend is not None:
-        objects["backend"] = metered(backend, meter)
+        objects["backend"] = served[cfg.model.strip()] = metered(backend, meter)
+
+    def load_once(name: str) -> Any:
+        key = name.strip()
+        if key not in served:
+            served[key] = metered(load(key), meter)
+        return served[key]
+
+    ctx = dataclasses.replace(ctx, load_model=load_once)
     return create("methods", f"{cfg.method}:{cfg.model}", ctx, seed=cfg.seed, **options, **objects)  # type: ignore[no-any-return]
 
 

@@ -100,10 +100,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
 
         backend = load_model(cfg.model, **model_options(cfg))
     if judge is None:
-        from ..judges import load_judge
-        from ..models import model_options
-
-        judge = load_judge(cfg.judge or "none", **model_options(eval_cfg))
+        judge = run_judge(cfg.judge or "none", eval_cfg, cfg.model, backend)
     task = load_task(eval_cfg.task)
 
     rows: list[dict[str, Any]] = []
@@ -154,6 +151,24 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     results["judge_usage"] = {name: u.to_dict() for name, u in sorted(judge_usage.items())}
     write_evaluation(out, results, evaluated, [])
     return results
+
+
+def run_judge(spec: str, eval_cfg: Any, model: str, backend: Any) -> Any:
+    """The run's judge (``spec``), built with the evaluation's settings; a judge of the answering model
+    (``llm:<model>``, ``llm:<model>@2``, ``llm4:<model>``...) gets the run's ``backend``, not a second copy of the
+    weights (as every other role naming that model does: ``evaluate_items``' ``models``)."""
+    import dataclasses
+
+    from ..judges import load_judge
+    from ..models import load_model, model_options
+    from ..registry import BuildContext
+
+    base = BuildContext(**model_options(eval_cfg))
+
+    def load(name: str) -> Any:
+        return backend if name.strip() == model.strip() else load_model(name, ctx=base)
+
+    return load_judge(spec, ctx=dataclasses.replace(base, load_model=load))
 
 
 def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resume: bool) -> Any:
