@@ -63,3 +63,22 @@ def test_the_memo_judge_asks_each_pair_once_and_gives_the_judges_answers(tmp_pat
     # the whole pair is the key: another question or context is another pair
     assert pair_key("fake@1", pairs[2]) != pair_key("fake@1", JudgePair("x", "y", question="q?", context={"t": 2}))
     assert pair_key("fake@1", pairs[0]) != pair_key("other@1", pairs[0])
+
+
+def test_the_fingerprint_records_a_tasks_options_that_differ_from_its_defaults():
+    from types import SimpleNamespace
+
+    from vericite.evaluate.checkpoint import fingerprint
+    from vericite.registry import create
+
+    cfg = SimpleNamespace(judge="fake", threads=2, resamples=10, seed=0)
+    default = fingerprint(cfg, create("tasks", "alce-asqa"), "abc")
+    assert default == fingerprint(cfg, "alce-asqa", "abc")  # the task's name alone: as checkpoints were written before
+    assert default == fingerprint(cfg, create("tasks", "alce-asqa:at_most_citations=3"), "abc")  # a default spelled out
+    one = fingerprint(cfg, create("tasks", "alce-asqa:at_most_citations=1"), "abc")
+    assert one["config"]["task"] == "alce-asqa" and one["config"]["task_options"] == {"at_most_citations": 1}
+    assert differences(default, one) == "task option at_most_citations"
+    every = fingerprint(cfg, create("tasks", "alce-asqa:at_most_citations=all"), "abc")
+    assert every["config"]["task_options"] == {"at_most_citations": None} and differences(one, every) == "task option at_most_citations"
+    assert fingerprint(cfg, create("tasks", "conner:shuffles=5"), "abc") == fingerprint(cfg, "conner", "abc")
+    assert differences(fingerprint(cfg, "conner", "abc"), fingerprint(cfg, create("tasks", "conner:shuffles=7,unrelated=2"), "abc")) == "task option shuffles, task option unrelated"
