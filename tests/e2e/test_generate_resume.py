@@ -143,3 +143,18 @@ def test_run_resume_refuses_a_level_made_by_another_method_version(tmp_path, mon
     r = CliRunner().invoke(cli, ["run", str(yaml), "--out", str(out), "--resume", "-q"])
     refused(r, "fake-method@1", "fake-method@2")
     assert {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"} == before
+
+
+def test_an_option_newer_than_the_folder_is_the_same_run_at_its_default(tmp_path, files):
+    """A folder written before an option existed (its config lacks the key) resumes when the option is at its
+    default (VTG's simplifier_batch, added later, is false by default), and is refused when it is not."""
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    path = tmp_path / "run" / "manifest.json"
+    old = json.loads(path.read_text())
+    del old["config"]["shorter_pool"]
+    path.write_text(json.dumps(old))
+    before = folder(tmp_path)
+    refused(generate(tmp_path, files, "--resume", "--method-arg", "shorter_pool=5"), "shorter_pool")
+    assert folder(tmp_path) == before
+    r = generate(tmp_path, files, "--resume")
+    assert r.exit_code == 0, r.output

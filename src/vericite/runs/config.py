@@ -17,6 +17,7 @@ new results.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -142,6 +143,15 @@ class GenerationFields(BaseModel):
             return self.method_options()
         except ValidationError as e:
             raise VericiteError(f"invalid {validation_message(e)}") from None
+
+    def record_defaults(self) -> dict[str, Any]:
+        """The defaults of what :meth:`generation_record` holds: the run's own fields' and its method's options'
+        (a resumed folder written before an option existed is the same run when the option is at its default)."""
+        out = {k: f.get_default(call_default_factory=True) for k, f in GenerationFields.model_fields.items() if not f.is_required() and k not in ("method", "method_args")}
+        model = method_options_model(self.method)
+        if model is not None:
+            out.update((k, f.get_default(call_default_factory=True)) for k, f in model.model_fields.items() if not f.is_required())
+        return json.loads(json.dumps(out, default=str))  # as a manifest holds them
 
     def generation_record(self) -> dict[str, Any]:
         """The generation fields as recorded (module docstring): flat, in field order."""

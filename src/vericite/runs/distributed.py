@@ -122,7 +122,7 @@ def generate_pooled(
         if isinstance(method, Closeable):
             method.close()
 
-    with RunDir.open(out, header, resume=resume) as run:
+    with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults()) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
         batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
         keys = [batch_key("generate", [s.id for s in b]) for b in batches]

@@ -67,9 +67,11 @@ def run_method(
     max_failures: str = "0",
     max_consecutive_failures: int = 3,
     kind: str = "generate",
+    defaults: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Answer every sample of ``samples`` not answered yet in ``out`` with ``method``. ``config`` is recorded
-    in the manifest (a resumed run must have the same, but for the keys ``RunDir`` lets change); ``meter`` is
+    in the manifest (a resumed run must have the same, but for the keys ``RunDir`` lets change, and an option the
+    folder's config lacks set at its default, ``defaults``); ``meter`` is
     the meter the method's backends report to (None: records keep the usage the method wrote). Returns the
     finished manifest; raises :class:`IncompleteRun` (after writing it) when more questions failed than
     ``max_failures`` allows, or all did."""
@@ -79,7 +81,7 @@ def run_method(
     header: dict[str, Any] = {"kind": kind, "config": dict(config)}
     header.update((k, v) for k, v in method.manifest().items() if k not in header)
     header["n_samples"] = len(samples)
-    with RunDir.open(out, header, resume=resume) as run:
+    with RunDir.open(out, header, resume=resume, defaults=defaults) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
         failures = consecutive = 0
         last_error = ""
@@ -238,7 +240,7 @@ def generate_run(
             method.check_samples(samples, cfg.dataset)
         return run_method(
             method, samples, out, config=config, meter=meter, resume=resume, progress=progress, on_record=on_record,
-            max_failures=cfg.max_failures, max_consecutive_failures=max_consecutive_failures,
+            max_failures=cfg.max_failures, max_consecutive_failures=max_consecutive_failures, defaults=cfg.record_defaults(),
         )
     finally:
         if isinstance(method, Closeable):

@@ -47,7 +47,9 @@ class RunDir:
         self._lock = lock
 
     @classmethod
-    def open(cls, out: str | Path, manifest: Mapping[str, Any], resume: bool = False) -> "RunDir":
+    def open(cls, out: str | Path, manifest: Mapping[str, Any], resume: bool = False, defaults: Mapping[str, Any] | None = None) -> "RunDir":
+        """``defaults``: the config's defaults (its own and its method's options): a key the folder's config lacks
+        (written before that option existed) is the same when the new config holds its default."""
         path = Path(out)
         if resume and not path.exists():
             raise VericiteError(f"nothing to resume: {path} does not exist")
@@ -58,13 +60,13 @@ class RunDir:
             raise VericiteError(f"cannot create --out {path}: {e.strerror or e}") from None
         lock = PathLock(path / LOCK, f"run folder {path}").acquire()
         try:
-            return cls._open_locked(path, dict(manifest), resume, lock)
+            return cls._open_locked(path, dict(manifest), resume, lock, defaults or {})
         except BaseException:
             lock.release()
             raise
 
     @classmethod
-    def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock) -> "RunDir":
+    def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock, defaults: Mapping[str, Any]) -> "RunDir":
         existing = path / MANIFEST
         if existing.exists() or (path / SAMPLES).exists():
             if not resume:
@@ -73,7 +75,7 @@ class RunDir:
                 old = json.loads(existing.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
                 raise DataError(f"cannot resume: {existing} is missing or unreadable") from None
-            cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path)
+            cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults)
             cls._check_same_method(old, manifest, path)
             manifest["started"] = old.get("started", manifest.get("started"))
             manifest["resumed"] = list(old.get("resumed", [])) + [time.strftime("%Y-%m-%dT%H:%M:%S")]
@@ -99,9 +101,11 @@ class RunDir:
         self.close()
 
     @classmethod
-    def _check_compatible(cls, old: Mapping[str, Any], new: Mapping[str, Any], path: Path) -> None:
+    def _check_compatible(cls, old: Mapping[str, Any], new: Mapping[str, Any], path: Path, defaults: Mapping[str, Any] | None = None) -> None:
+        defaults = defaults or {}
         keys = (set(old) | set(new)) - cls.RESUMABLE_CHANGES
-        diff = sorted(k for k in keys if old.get(k) != new.get(k))
+        added = {k for k in keys if k not in old and k in new and k in defaults and new[k] == defaults[k]}  # an option newer than the folder, at its default
+        diff = sorted(k for k in keys - added if old.get(k) != new.get(k))
         if diff:
             shown = ", ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in diff[:4])
             raise VericiteError(f"cannot resume {path}: the configuration differs ({shown}); use another --out")

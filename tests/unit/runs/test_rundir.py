@@ -86,3 +86,12 @@ def test_resume_compares_what_the_method_recorded(tmp_path):
         RunDir.open(tmp_path / "r", {**made, "params": {"stop": ("\n\n",)}}, resume=True)
     # a prompt file of a sub-task not met before, a key the folder's vericite did not record, another n_samples
     RunDir.open(tmp_path / "r", {**made, "prompt_files": {"asqa": {"sha256": "x"}, "eli5": {"sha256": "z"}}, "retriever": None, "n_samples": 9}, resume=True).close()
+
+
+def test_a_config_key_the_folder_lacks_is_no_difference_at_its_default(tmp_path):
+    RunDir.open(tmp_path / "r", {"config": {"model": "a"}}).close()
+    with pytest.raises(VericiteError, match="batch"):
+        RunDir.open(tmp_path / "r", {"config": {"model": "a", "batch": True}}, resume=True, defaults={"batch": False})
+    with pytest.raises(VericiteError, match="batch"):  # without its default, a new key differs
+        RunDir.open(tmp_path / "r", {"config": {"model": "a", "batch": False}}, resume=True)
+    RunDir.open(tmp_path / "r", {"config": {"model": "a", "batch": False}}, resume=True, defaults={"batch": False}).close()
