@@ -69,6 +69,11 @@ def print_summary(manifest: dict[str, Any], out: str) -> None:
             f" answered without knowledge (see retrieval.not_found in {out}/samples.jsonl)",
             fg="yellow", err=True,
         )
+    problems = (s.get("vtg") or {}).get("problems") or {}
+    if problems.get("judge_errors") or problems.get("empty_answer"):  # a component that failed, not the model's choices
+        said = [f"{problems['judge_errors']} judge calls failed (their pairs judged not entailed; vtg.judge_error names the first)"] if problems.get("judge_errors") else []
+        said += [f"{problems['empty_answer']} answers empty"] if problems.get("empty_answer") else []
+        click.secho(f"warning: vtg: {'; '.join(said)}; see vtg.problems in {out}/samples.jsonl", fg="yellow", err=True)
     if s.get("retrieval_accuracy"):
         ra = s["retrieval_accuracy"]
         click.echo(f"retrieval: entity recall {ra['entity_recall']:.3f}, precision {ra['entity_precision']:.3f} over {ra['n']} questions with gold entities")

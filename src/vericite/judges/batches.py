@@ -12,6 +12,7 @@ probability is at least :data:`ENTAILED_AT`; anything else is unparseable, left 
 from __future__ import annotations
 
 import contextlib
+import numbers
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
 
 from ..errors import VericiteError
@@ -27,11 +28,12 @@ Progress = Callable[[int], ContextManager[Callable[[int], None]]]
 
 
 def judgement_verdict(j: Judgement) -> bool | None:
-    """Entailed (True), not (False), or unparseable (None): status ok and probability ≥ 0.5 counts."""
+    """Entailed (True), not (False), or unparseable (None): status ok and probability ≥ 0.5 counts. A probability
+    that is not a number in [0, 1] (NaN, a string, a plugin judge's logit of 7.0) is unparseable, never a verdict."""
     p = j.probability
-    if j.status != "ok" or p is None or p != p:  # p != p: NaN
+    if j.status != "ok" or isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:  # NaN fails too
         return None
-    return p >= ENTAILED_AT
+    return bool(p >= ENTAILED_AT)
 
 
 def judge_id(judge: Any) -> str:
