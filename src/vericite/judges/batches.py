@@ -52,7 +52,14 @@ def judge_corpus(judge: Any, pairs: Iterable[JudgePair], *, progress: Progress |
         return judged
     with (progress(len(ordered)) if progress is not None else contextlib.nullcontext(lambda n=1: None)) as advance:
         for part in sentence_chunks(ordered, chunk):
-            judgements = judge.judge(part)
+            try:
+                judgements = judge.judge(part)
+            except VericiteError:
+                raise
+            except Exception as e:  # a judge's own failure: one line naming it (the judgements made so far are checkpointed)
+                raise VericiteError(f"judge {judge_id(judge)} failed on a call of {len(part)} pairs: {type(e).__name__}: {e}"[:500]) from e
+            if not isinstance(judgements, (list, tuple)) or not all(isinstance(j, Judgement) for j in judgements):
+                raise VericiteError(f"judge {judge_id(judge)} returned {type(judgements).__name__}, not a list of Judgements, for {len(part)} pairs")
             if len(judgements) != len(part):
                 raise VericiteError(f"judge {judge_id(judge)} returned {len(judgements)} judgements for {len(part)} pairs")
             judged.update(zip(part, judgements))
