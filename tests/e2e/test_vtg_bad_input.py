@@ -35,3 +35,24 @@ def test_a_judge_that_raises_is_counted_traced_and_said(tmp_path, script_model):
     assert all(not s["verified"] for s in rec["vtg"]["sentences"] if s["kept"])
     summary = json.loads((tmp_path / "g" / "manifest.json").read_text())["summary"]["vtg"]
     assert summary["problems"]["judge_errors"] == rec["vtg"]["problems"]["judge_errors"] > 0 and summary["verified_sentences"] == 0
+
+
+def test_a_retriever_that_finds_nothing_is_counted_and_said(tmp_path, script_model):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "u1", "title": "Mitochondrion", "text": "The mitochondrion is an organelle."}) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"]).exit_code == 0
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "z1", "question": "Which cities are capitals?"}) + "\n", encoding="utf-8")
+    for method, model in (("vtg", script_model), ("vanilla", "fake")):
+        out = tmp_path / method
+        r = CliRunner().invoke(cli, ["generate", "--method", method, "--dataset", str(questions), "--index", str(tmp_path / "idx"), "--model", model,
+                                     "--judge", "fake", "--trials", "1", "--out", str(out), "-q", "--no-cache"] if method == "vtg" else
+                               ["generate", "--method", method, "--dataset", str(questions), "--index", str(tmp_path / "idx"), "--model", model,
+                                "--out", str(out), "-q", "--no-cache"])  # fmt: skip
+        assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+        assert "warning: the retriever found no document for 1 of 1 questions, which were answered without documents" in r.output
+        assert json.loads((out / "manifest.json").read_text())["summary"]["retrieved"]["none_found"] == 1
+        rec = json.loads((out / "samples.jsonl").read_text().splitlines()[0])
+        assert rec["retrieval"]["found"] == 0 and rec["passages"] == []
+        if method == "vtg":
+            assert rec["vtg"]["problems"]["retrieval_empty"] >= 1 and rec["vtg"]["problems"]["unverified_sentences"] >= 1

@@ -69,6 +69,10 @@ def print_summary(manifest: dict[str, Any], out: str) -> None:
             f" answered without knowledge (see retrieval.not_found in {out}/samples.jsonl)",
             fg="yellow", err=True,
         )
+    got = s.get("retrieved") or {}
+    if got.get("none_found"):  # ALCE's baselines and VTG with --index
+        click.secho(f"warning: the retriever found no document for {got['none_found']} of {got['questions']} questions, which were answered"
+                    f" without documents (see retrieval.found in {out}/samples.jsonl)", fg="yellow", err=True)
     problems = (s.get("vtg") or {}).get("problems") or {}
     if problems.get("judge_errors") or problems.get("empty_answer"):  # a component that failed, not the model's choices
         said = [f"{problems['judge_errors']} judge calls failed (their pairs judged not entailed; vtg.judge_error names the first)"] if problems.get("judge_errors") else []

@@ -327,7 +327,15 @@ class VtgMethod:
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
                 "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in PROBLEMS},
             },
+            **_retrieved(records),
         }
+
+
+def _retrieved(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """With documents retrieved (``--index``): for how many questions, and for how many the retriever found none
+    (the long-term memory started empty)."""
+    found = [r["retrieval"].get("found") for r in records if isinstance(r.get("retrieval"), dict) and "found" in r["retrieval"]]
+    return {"retrieved": {"questions": len(found), "none_found": sum(1 for n in found if not n)}} if found else {}
 
 
 class _MeteredJudge:
