@@ -59,3 +59,29 @@ def test_mistakes_are_one_line(tmp_path):
     assert r.exit_code != 0 and "three-way judge" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:aggregation=median", "-i", str(p), "-o", str(tmp_path / "o2"), "-q"])
     assert r.exit_code != 0 and "aggregation" in r.output and "Traceback" not in r.output
+
+
+def test_malformed_lines_are_bad_lines_with_their_reason_never_a_traceback(tmp_path):
+    good = {"id": "g", "query": "Who wrote Hamlet?", "knowledge": "Hamlet was written by Shakespeare. It is a play.", "answer": "Shakespeare",
+            "evidence": ["Shakespeare wrote Hamlet."]}  # fmt: skip
+    lines = [
+        good,
+        dict(good, id="ev-num", evidence=[5]),  # was: AttributeError, a traceback for the whole file
+        dict(good, id="ev-null-text", evidence=[{"text": None}]),  # was: evidence read as the text "None"
+        dict(good, id="ev-dict", evidence={"text": "x"}),
+        dict(good, id="k-list", knowledge=["Hamlet was written by Shakespeare."]),
+        dict(good, id="q-empty", query="  "),
+        {k: v for k, v in good.items() if k != "query"} | {"id": "q-none"},
+        dict(good, id="a-num", query="How many acts?", knowledge="Hamlet has 5 acts. It is long.", answer=5),
+        dict(good, id="a-bad", answer=[{"x": 1}]),
+    ]
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, lines)), "-o", str(tmp_path / "out"), *FAKES])
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    why = {b["id"]: b["reason"] for b in res["bad_lines"]}
+    assert set(why) == {"ev-num", "ev-null-text", "ev-dict", "k-list", "q-empty", "q-none", "a-bad"}, why
+    assert why["ev-num"].startswith("field 'evidence' must be a list of texts or of objects with a 'text' string, not one item 5")
+    assert why["k-list"].startswith("field 'knowledge' must be the knowledge text (a string), not list")
+    assert why["q-empty"].startswith("field 'query' must be the query the knowledge is for, a non-empty text")
+    assert why["q-none"] == "missing field 'query' (the query the knowledge is for)"
+    assert res["counts"]["samples"] == 2 and res["metrics"]["helpfulness"]["n"] == 2  # 5 is the answer "5", not "no gold answer"

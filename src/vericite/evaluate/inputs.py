@@ -84,7 +84,11 @@ def read_answers(path: str | Path, task: str | Task | None = None) -> ReadResult
     numbered = given if given is not None else jsonl.read_numbered(p, policy="collect", torn="read", stats=st, errors="replace", require_object=False)
     for n, d in numbered:
         if given is None and reading is not None:
-            d = reading.convert_record(d, n)
+            try:
+                d = reading.convert_record(d, n)
+            except (ValueError, TypeError, KeyError, AttributeError) as e:  # a line the task cannot read: a bad line
+                out.bad.append({"line": n, "id": d.get("id") if isinstance(d, dict) else None, "reason": str(e) or type(e).__name__})
+                continue
         if utf8_note(n):
             out.warnings.append({"line": n, "id": d.get("id") if isinstance(d, dict) else None, "reason": utf8_note(n)})
         item = item_from_record(d, n, task)
