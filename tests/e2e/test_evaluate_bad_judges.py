@@ -64,3 +64,38 @@ def test_garbage_judgements_are_unparseable_never_a_score(tmp_path, result, how)
     assert res["counts"]["unparseable_judgements"] == 1
     m = res["metrics"]["alce_citation_recall"]
     assert m["value"] is None and m["n"] == 0 and m["details"]["answers_unjudged"] == 1  # 7.0 was "entailed": recall 1.0
+
+
+class Bad3:
+    """A three-way judge whose class scores are not probabilities (logits), or that gives none."""
+
+    id = "bad3@1"
+    labels = ("supports", "refutes", "not_enough_info")
+
+    def __init__(self, how):
+        self.how = how
+
+    def judge(self, pairs):
+        if self.how == "logits":
+            return [Judgement(self.id, p.claim, p.evidence, 7.0, "supports", scores={"supports": 7.0, "refutes": -1.0, "not_enough_info": 0.0}) for p in pairs]
+        return [Judgement(self.id, p.claim, p.evidence, 0.7, "supports") for p in pairs]  # no class scores
+
+
+@pytest.mark.parametrize("how, unparseable", [("logits", 3), ("no-scores", 2)])
+def test_conner_three_way_scores_that_are_no_probabilities_are_unparseable_and_counted(tmp_path, how, unparseable):
+    line = {"id": "a", "query": "Capital of Italy?", "knowledge": "Rome is the capital of Italy. Rome is old.", "answer": "Rome",
+            "evidence": ["Rome is the capital of Italy and is old."]}  # fmt: skip
+    (tmp_path / "k.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    registry.judges.register("bad3", lambda arg, *, ctx, **o: Bad3(how), replace=True)
+    try:
+        r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "conner", "--input", str(tmp_path / "k.jsonl"), "--judge", "bad3",
+                                     "--lm", "fake", "--relevance-model", "fake", "--out", str(tmp_path / "ev")])  # fmt: skip
+    finally:
+        registry.judges.unregister("bad3")
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    res = json.loads((tmp_path / "ev" / "results.json").read_text())
+    m = res["metrics"]
+    assert res["counts"]["unparseable_judgements"] == unparseable  # was 0, and factuality 7.0 with logits
+    assert m["factuality"]["value"] is None and m["factuality"]["details"]["left_out"] == {"no sentence could be judged (unparseable judgements)": 1}
+    if how == "logits":
+        assert m["validity"]["value"] is None and m["validity"]["details"]["left_out"] == {"no judgement could be read": 1}
