@@ -23,7 +23,9 @@ class QAPair:
         """Read ``{question, short_answers, ...}``; ASQA's other fields (``context``, ``wikipage``) are left out."""
         if not isinstance(d, Mapping) or not isinstance(d.get("question"), str):
             raise ValueError(f"a QA pair needs a 'question' string: {d!r}"[:200])
-        return cls(d["question"], tuple(_strings(d.get("short_answers") or [], "short_answers")))
+        if d.get("short_answers") is None:  # scored as "no answer found", STR-EM's silent 0 (ALCE's eval.py: a KeyError)
+            raise ValueError(f"a QA pair needs its 'short_answers' (a list of strings): {d!r}"[:200])
+        return cls(d["question"], tuple(_strings(d["short_answers"], "short_answers")))
 
 
 def _strings(v: Any, key: str) -> list[str]:
