@@ -134,6 +134,10 @@ def item_from_record(d: Any, line: int, task: str | Task | None = None) -> Answe
     if not isinstance(raw, str):
         raw = d.get("output")  # a vericite generate record: parsed answer in "answer", raw text in "output"
     if not isinstance(raw, str):
+        given = next((v for v in (d.get("answer"), d.get("output")) if v is not None and not isinstance(v, dict)), None)
+        if given is not None:  # there, but a number, a list...: say so, not "missing"
+            what = task.field_help.get("answer")
+            return f"field 'answer' is not a string but {type(given).__name__} {given!r}"[:160] + (f" ({what})" if what else "")
         return _missing("answer", task)
     for name in task.input_fields:
         if name not in RECORD_FIELDS and name not in d:
