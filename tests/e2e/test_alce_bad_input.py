@@ -39,3 +39,18 @@ def test_an_output_that_is_not_a_string_says_so(tmp_path):
     assert why["num"].startswith("field 'answer' is not a string but int 42 (the model output as a string (ALCE's output))")  # was "missing field"
     assert why["list"].startswith("field 'answer' is not a string but list ['a']")
     assert why["null"].startswith("missing field 'answer'")
+
+
+def test_citation_zero_with_no_document_is_out_of_range_not_a_traceback(tmp_path):
+    # [0] is ref -1: ALCE reads the last document (kept); with no document ALCE's eval.py raises IndexError, vericite did too
+    f = tmp_path / "result.json"
+    items = [item("none", docs=[], output="Paul Simon wrote it [0]."), item("last", output="Paul Simon wrote it [0].")]
+    f.write_text(json.dumps({"args": {"dataset_name": "asqa"}, "data": items}), encoding="utf-8")
+    table = tmp_path / "t.jsonl"
+    table.write_text(json.dumps({"premise": "Title: Song\nPaul Simon wrote the song.", "hypothesis": "Paul Simon wrote it.", "entailed": True}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "alce", "--input", str(f), "--judge", f"table:{table}",
+                                 "--metrics", "alce_citation_recall", "--out", str(tmp_path / "ev")])  # fmt: skip
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    recs = {x["id"]: x for x in map(json.loads, (tmp_path / "ev" / "samples.jsonl").read_text().splitlines())}
+    assert recs["none"]["scores"]["alce"]["sentences"][0]["rejected"] == "out of range" and recs["none"]["scores"]["alce"]["citation_recall"] == 0.0
+    assert recs["last"]["scores"]["alce"]["citation_recall"] == 1.0  # ALCE's quirk kept
