@@ -85,3 +85,17 @@ def test_malformed_lines_are_bad_lines_with_their_reason_never_a_traceback(tmp_p
     assert why["q-empty"].startswith("field 'query' must be the query the knowledge is for, a non-empty text")
     assert why["q-none"] == "missing field 'query' (the query the knowledge is for)"
     assert res["counts"]["samples"] == 2 and res["metrics"]["helpfulness"]["n"] == 2  # 5 is the answer "5", not "no gold answer"
+
+
+def test_generate_knowledge_that_comes_out_empty_is_counted_and_said(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "Mitochondrion", "text": "The mitochondrion is an organelle."}) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"]).exit_code == 0
+    qs = tmp_path / "qs.jsonl"
+    qs.write_text(json.dumps({"id": "a", "question": "Who wrote Hamlet?"}) + "\n" + json.dumps({"id": "b", "question": "What is a mitochondrion?"}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["generate", "--method", "conner-knowledge", "--method-arg", "source=retrieve", "--index", str(tmp_path / "idx"),
+                                 "--dataset", str(qs), "--model", "fake", "--out", str(tmp_path / "k"), "-q", "--no-cache"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "warning: 1 of 2 knowledge texts are empty; the retriever found no passage for 1 (evaluate --task conner leaves them out" in r.output
+    summary = json.loads((tmp_path / "k" / "manifest.json").read_text())["summary"]
+    assert summary["empty_knowledge"] == 1 and summary["retrieved"] == {"questions": 2, "none_found": 1}

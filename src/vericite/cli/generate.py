@@ -70,7 +70,11 @@ def print_summary(manifest: dict[str, Any], out: str) -> None:
             fg="yellow", err=True,
         )
     got = s.get("retrieved") or {}
-    if got.get("none_found"):  # ALCE's baselines and VTG with --index
+    if s.get("empty_knowledge"):  # conner-knowledge
+        why = f"; the retriever found no passage for {got['none_found']}" if got.get("none_found") else ""
+        click.secho(f"warning: {s['empty_knowledge']} of {s.get('n_done', 0)} knowledge texts are empty{why} (evaluate --task conner leaves"
+                    f" them out; see output in {out}/samples.jsonl)", fg="yellow", err=True)
+    elif got.get("none_found"):  # ALCE's baselines and VTG with --index
         click.secho(f"warning: the retriever found no document for {got['none_found']} of {got['questions']} questions, which were answered"
                     f" without documents (see retrieval.found in {out}/samples.jsonl)", fg="yellow", err=True)
     problems = (s.get("vtg") or {}).get("problems") or {}
