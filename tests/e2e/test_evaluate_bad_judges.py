@@ -99,3 +99,28 @@ def test_conner_three_way_scores_that_are_no_probabilities_are_unparseable_and_c
     assert m["factuality"]["value"] is None and m["factuality"]["details"]["left_out"] == {"no sentence could be judged (unparseable judgements)": 1}
     if how == "logits":
         assert m["validity"]["value"] is None and m["validity"]["details"]["left_out"] == {"no judgement could be read": 1}
+
+
+class BadScorer:
+    id = "badscorer@1"
+
+    def __init__(self, how):
+        self.how = how
+
+    def score(self, pairs):
+        return [] if self.how == "short" else [float("nan")] * len(pairs)
+
+
+@pytest.mark.parametrize("how, why", [("nan", "the relevance model gave no score (nan)"), ("short", "the relevance model gave 0 scores for 1 pairs")])
+def test_conner_relevance_from_a_scorer_without_numbers_is_not_computed_never_zero(tmp_path, how, why):
+    line = {"id": "a", "query": "Capital of Italy?", "knowledge": "Rome is the capital of Italy. Rome is old.", "answer": "Rome"}
+    (tmp_path / "k.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    registry.scorers.register("badscorer", lambda arg, *, ctx, **o: BadScorer(how), replace=True)
+    try:
+        r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "conner", "--input", str(tmp_path / "k.jsonl"), "--judge", "fake-3way",
+                                     "--lm", "fake", "--relevance-model", "badscorer", "--metrics", "relevance", "--out", str(tmp_path / "ev")])  # fmt: skip
+    finally:
+        registry.scorers.unregister("badscorer")
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]["relevance"]
+    assert m["value"] is None and m["n"] == 0 and m["reason"] == why  # NaN was reported as relevance 0.0

@@ -34,6 +34,7 @@ the rest are; an item left out is counted by reason in the metric's ``details``,
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Sequence
 
@@ -252,8 +253,15 @@ class ConnerMetric(LMMeasures):
             for i in usable:
                 reasons[i]["relevance"] = "no relevance model"
             return
-        logits = self.scorer.score([(samples[i].question, texts[i]) for i in usable]) if usable else []
+        logits = list(self.scorer.score([(samples[i].question, texts[i]) for i in usable])) if usable else []
+        if len(logits) != len(usable):
+            for i in usable:
+                reasons[i]["relevance"] = f"the relevance model gave {len(logits)} scores for {len(usable)} pairs"
+            return
         for i, x in zip(usable, logits):
+            if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):  # NaN was reported as 0.0
+                reasons[i]["relevance"] = f"the relevance model gave no score ({x!r})"[:120]
+                continue
             values["relevance"][i] = round(sigmoid(float(x)), 6)
 
     def _evidence(self, sample: Any, sentence: str) -> list[str]:
