@@ -7,7 +7,9 @@ Per method, over the questions every folder answered: tokens per question (promp
 the judges' included, as the run loop metered them; median and mean), calls per question, and wall time per
 question (the records' ``seconds``); the judge's share of those tokens (VTG: its trace's ``verify`` component;
 rerank: its records' ``rerank.judge_usage``); for VTG, the share of its time in sentence generation, citation,
-query generation, verification (the judge) and retrieval, and its tokens by component (``vtg`` trace).
+query generation, verification (the judge) and retrieval, its tokens by component (``vtg`` trace), and the
+simplifier's checks, judge calls and removals (``benchmarks/bench_vtg_cost.py`` measures what its batching and
+llama.cpp's prefix reuse change).
 
 Runs written before next-token judge calls reported their tokens count those calls with 0 tokens (VTG's
 ``verify`` has calls but no tokens; rerank's records have no ``judge_usage``): the script says so for each such
@@ -107,6 +109,14 @@ def main() -> None:
     print("VTG tokens by component (prompt + completion, calls): " + ", ".join(f"{k} {p:,} + {c:,} ({n})" for k, (p, c, n) in comp.items()))
     judge_calls = sum((t.get("judge") or {}).get("calls", 0) for t in traces)
     print(f"VTG judge calls: {judge_calls} ({judge_calls / len(traces):.1f} per question); trials {sum(t.get('trials', 0) for t in traces)}, evidence rounds {sum(t.get('evidence_rounds', 0) for t in traces)}")
+    simp = [tr.get("simplifier") or {} for t in traces for s in t.get("sentences", []) for tr in s.get("trials", [])]
+    simp = [x for x in simp if "checks" in x]
+    if simp:
+        traced = [x for x in simp if "calls" in x]  # runs written before the simplifier counted its calls lack them
+        calls = f", {sum(x['calls'] for x in traced)} judge calls" if len(traced) == len(simp) else ""
+        spec = sum(x.get("speculative", 0) for x in simp)
+        print(f"VTG simplifier: {len(simp)} runs, {sum(x['checks'] for x in simp)} checks{calls}, {sum(len(x.get('removed', [])) for x in simp)} removals"
+              + (f", {spec} speculative checks (batched)" if spec else ""))
 
 
 if __name__ == "__main__":

@@ -55,3 +55,17 @@ def test_calls_of_unknown_tokens_make_a_lower_bound(tmp_path):
     rec["usage"]["uncounted_calls"] = 1
     out = bench(folder(tmp_path / "vtg", [rec]))
     assert "1 judge calls of unknown tokens (a lower bound)" in out and "vtg: 1 calls of unknown tokens in its usage" in out
+
+
+def test_the_simplifiers_checks_calls_and_removals(tmp_path):
+    def with_simplifier(i, *simps):
+        r = vtg(i, {"prompt_tokens": 10, "completion_tokens": 1, "calls": 2})
+        r["vtg"]["sentences"] = [{"trials": [{"simplifier": s} for s in simps] + [{"simplifier": None}]}]
+        return r
+
+    seq = {"removed": [2], "checks": 3, "checked": [], "calls": 3}
+    bat = {"removed": [1, 2], "checks": 2, "checked": [], "calls": 2, "speculative": 3}
+    out = bench(folder(tmp_path / "vtg", [with_simplifier("q1", seq), with_simplifier("q2", bat)]))
+    assert "VTG simplifier: 2 runs, 5 checks, 5 judge calls, 3 removals, 3 speculative checks (batched)" in out
+    old = bench(folder(tmp_path / "old", [with_simplifier("q1", {"removed": [2], "checks": 3})]))
+    assert "VTG simplifier: 1 runs, 3 checks, 1 removals" in old  # written before the calls were counted

@@ -195,3 +195,46 @@ def test_unknown_option_is_refused():
 
     with pytest.raises(BackendError, match="unknown llama.cpp option 'n_ctxx' \\(did you mean 'n_ctx'\\?\\)"):
         load_model("smollm2-135m", cache=False, n_ctxx=512)
+
+
+def test_state_cache_restores_a_shared_prefix_and_changes_no_number():
+    # prompts that alternate, as VTG's do (a generator's, a judge's, the generator's again): with only the last
+    # prompt kept, the demonstration is evaluated at every switch; with the state cache it is restored instead
+    require_smollm2()
+    from vericite.judges.llm import build_messages
+
+    judge = lambda claim: build_messages(DEMO, claim)  # noqa: E731
+    prompts = [chat("Who was Claude Monet?"), judge("Monet was a painter."), chat("Who was Paul Cezanne?"), judge("Cezanne was a painter.")]
+    cands = ["Yes", "No"]
+    results = {}
+    for mb in (0, 64):
+        b = load_model("smollm2-135m", threads=1, cache=False, n_ctx=2048, state_cache_mb=mb)
+        scores = [b.next_token_logprobs([p], cands)[0] for p in prompts]
+        texts = [c.text for c in b.generate(prompts[:1], GenParams(max_tokens=6))]
+        results[mb] = (b.evaluated_tokens, b.state_cache_stats, scores, texts)
+        b.close()
+    (plain, no_stats, s0, t0), (cached, stats, s1, t1) = results[0], results[64]
+    assert no_stats == {"restored_states": 0, "restored_tokens": 0, "states": 0, "bytes": 0}
+    assert stats["restored_states"] >= 2 and 0 < stats["bytes"] <= 64 << 20
+    assert cached < plain - 2 * 150  # the demonstration evaluated once per kind of prompt, not at every switch
+    assert s1 == s0 and t1 == t0  # bit for bit: restored states change the cost, not the numbers
+
+
+def test_state_cache_options(monkeypatch):
+    from vericite.errors import BackendError
+    from vericite.models.llamacpp import default_state_cache_mb
+
+    monkeypatch.setenv("VERICITE_STATE_CACHE_MB", "256")
+    assert default_state_cache_mb() == 256
+    for bad in ("lots", "-1"):
+        monkeypatch.setenv("VERICITE_STATE_CACHE_MB", bad)
+        with pytest.raises(BackendError, match="VERICITE_STATE_CACHE_MB"):
+            default_state_cache_mb()
+    monkeypatch.delenv("VERICITE_STATE_CACHE_MB")
+    assert default_state_cache_mb() == 0
+    require_smollm2()
+    with pytest.raises(BackendError, match="reuse_prefix"):
+        load_model("smollm2-135m", cache=False, state_cache_mb=8, reuse_prefix=False)
+    monkeypatch.setenv("VERICITE_STATE_CACHE_MB", "64")
+    assert load_model("smollm2-135m", cache=False).state_cache_mb == 64
+    assert load_model("smollm2-135m", cache=False, reuse_prefix=False).state_cache_mb == 0  # asked not to reuse

@@ -14,7 +14,7 @@ from ..errors import VericiteError
 Batch = tuple[str, Any]  # (key, payload)
 
 #: environment variables a Ray worker gets from the driver (where the cache is, threads, the server and its key)
-FORWARDED_ENV = ("PYTHONPATH", "VERICITE_CACHE", "VERICITE_THREADS", "VERICITE_SHARED", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+FORWARDED_ENV = ("PYTHONPATH", "VERICITE_CACHE", "VERICITE_THREADS", "VERICITE_STATE_CACHE_MB", "VERICITE_SHARED", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
 class Pool(Protocol):

@@ -17,8 +17,9 @@
 
 Documents are the question's own (``Sample.passages``, ALCE's ``docs``), or, when ``index`` is given and a
 question has none (``documents: auto``; ``retrieve``: always), the top ones a registered retriever finds
-(``registry.create("retrievers", "<retriever>:<index>")``): ``ndoc`` of them, and ``max(ndoc, shorter_pool)`` for
-summ and snippet, the list ALCE's scan for ``ndoc`` relevant documents goes through. Decoding as ALCE's run.py: temperature 0.5, top-p 1,
+(``registry.create("retrievers", "<retriever>:<index>")``): ``ndoc`` of them, and ``max(ndoc, shorter_pool + 1)``
+for summ and snippet, the list ALCE's scan for ``ndoc`` relevant documents goes through (the one past the pool is
+the full-text fallback when the model calls every summarised document irrelevant). Decoding as ALCE's run.py: temperature 0.5, top-p 1,
 300 new tokens; the output has ``<|im_end|>`` removed, is right-stripped and loses a final "End.". The run's seed
 draws the demos (ALCE's default seed is 42) and seeds sampling. Each record holds ``output`` (that text),
 ``answer`` (parsed by the ``alce`` citation format as the ALCE task reads it: Punkt sentences, ``[n`` markers;
@@ -49,7 +50,7 @@ VARIANTS: dict[str, tuple[str, str | None]] = {
     "closedbook": ("closedbook", None),
 }
 #: each method's version: summ and snippet are @2 since, with retrieved documents, they scan a deeper list
-#: (``max(ndoc, shorter_pool)``, as ALCE scans a question's 100 documents) instead of the retriever's default top k
+#: (``max(ndoc, shorter_pool + 1)``, as ALCE scans a question's 100 documents) instead of the retriever's default top k
 VERSIONS: dict[str, int] = {"vanilla": 1, "summ": 2, "snippet": 2, "rerank": 1, "closedbook": 1}
 #: how answers are parsed into the record's ``answer`` (``alce:qampari`` for QAMPARI questions): the ALCE task's format
 CITATION_FORMAT = "alce"
@@ -171,12 +172,13 @@ class AlceMethod:
 
     def retrieval_depth(self) -> int:
         """How many documents to retrieve for a question: ``ndoc``; for summ and snippet ``max(ndoc,
-        shorter_pool)``, the list that ALCE's ``get_shorter_text`` scans, skipping irrelevant documents, until
-        ``ndoc`` are kept (with only the top ``ndoc``, a question whose documents the model all calls irrelevant
-        is left with none)."""
+        shorter_pool + 1)``, the list that ALCE's ``get_shorter_text`` scans, skipping irrelevant documents, until
+        ``ndoc`` are kept: its first ``shorter_pool`` documents have a summary or extraction (ALCE's files: the
+        first 20 of 100), and when the model calls them all irrelevant the next one is shown with its full text
+        (ALCE's "at least provide one"). With only the top ``ndoc``, such a question was left with none."""
         if self.use_shorter is None:
             return max(1, self.opts.ndoc)
-        return max(1, self.opts.ndoc, self.opts.shorter_pool)  # type: ignore[attr-defined]
+        return max(1, self.opts.ndoc, self.opts.shorter_pool + 1)  # type: ignore[attr-defined]
 
     def choose(self, sample: Sample, docs: Sequence[Passage]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The documents shown (ALCE's doc shape), and what choosing them took (summaries written ...)."""

@@ -21,7 +21,9 @@ of them, not only the first k; TF-IDF, ``vtg_steps.PoolSearch``). Ablations (the
 ``query_generation: false`` retrieves with the sentence itself, ``verifier: false`` keeps every sentence with the
 citations it was given (no verifier, no evidence finder, no simplifier), ``simplifier: false`` keeps the
 verified citations as they are (at most ``at_most_citations``: the memory verifier's whole memory is cut to its
-first three). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
+first three). ``simplifier_batch`` (default false) has the simplifier judge every check it could make next in one
+judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check, more pairs judged when a
+round's first check removes; docs/benchmarks.md). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class VtgOptions(BaseModel):
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True
+    simplifier_batch: bool = False  # one judge call per round of the simplifier's checks (same removals as one per check)
     verifier_judge: str | None = None  # default: llm:<the method's model>, on the method's own backend
     memory_words: int = Field(default=1500, ge=1)
     at_most_citations: int = Field(default=3, ge=1)
@@ -238,7 +241,7 @@ class VtgMethod:
                         t += 1
                         continue
             if verified and o.simplifier:
-                final, trial.simplifier = verifier.simplify(memory, final, sentence)
+                final, trial.simplifier = verifier.simplify(memory, final, sentence, batch=o.simplifier_batch)
             if len(final) > o.at_most_citations:
                 trial.simplifier = {**(trial.simplifier or {}), "cut": [c + 1 for c in final[o.at_most_citations :]]}
                 final = final[: o.at_most_citations]
@@ -295,6 +298,7 @@ class VtgMethod:
             "k": o.k, "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
             "max_sentences": o.max_sentences,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
+            "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
             "at_most_citations": o.at_most_citations,
             "documents": o.documents,

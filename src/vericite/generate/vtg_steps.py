@@ -111,12 +111,14 @@ class Verifier:
         self.question = question
         self.memory_words = memory_words
         self.seen: dict[JudgePair, tuple[bool, float | None, str]] = {}
+        self.calls = 0  # judge calls made (a call judges one pair or a batch of them)
 
     def judge_many(self, memory: Memory, groups: Sequence[Sequence[int]], sentence: str) -> list[tuple[bool, float | None, str]]:
         """Per group of catalogue positions: (entailed, probability, status), judged in one call."""
         pairs = [JudgePair(premise([memory.doc(i) for i in g]), sentence, question=self.question) for g in groups]
         new = [p for p in dict.fromkeys(pairs) if p not in self.seen]
         if new:
+            self.calls += 1
             judgements = self.judge.judge(new)
             self.tracer.judge_calls += len(new)
             self.tracer.judge_words += sum(len(p.evidence.split()) + len(p.claim.split()) for p in new)
@@ -154,20 +156,40 @@ class Verifier:
         top = max((v[1] for v in verdicts if v[1] is not None), default=None)
         return {"mode": "per-document", "entailed": best is not None, "probability": top, "docs": len(view), "entailing": len(entailed)}, ([best] if best is not None else [])
 
-    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str) -> tuple[list[int], dict[str, Any]]:
-        """Each citation in turn is dropped when the others still entail the sentence (§2.3)."""
+    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str, *, batch: bool = False) -> tuple[list[int], dict[str, Any]]:
+        """Each citation in turn is dropped when the others still entail the sentence (§2.3).
+
+        Sequentially (``batch=False``) that is one judge call per check, each check depending on the last. Batched,
+        one call judges every check the sequential loop could make next with the citations kept so far (drop the
+        i-th, drop the (i+1)-th, ...): until one stays entailed the sequential loop makes exactly those checks
+        with those citations, so the first entailed one (in the loop's order) is its next removal, and a new
+        call starts after it with the citations left. The removals and the checks traced (``checked``: each with
+        the citation left out, the verdict and its probability, in the loop's order) are the sequential loop's;
+        ``speculative`` counts the checks a round judged after its removal, which the sequential loop never asks
+        (the price of batching: judged, cached, not used), ``calls`` the judge calls made."""
         kept = list(cited)
         removed: list[int] = []
-        checks = 0
-        for c in list(cited):
-            if len(kept) < 2:
-                break
-            rest = [x for x in kept if x != c]
-            checks += 1
-            if self.entails(memory, rest, sentence)[0]:
-                kept = rest
-                removed.append(c)
-        return kept, {"removed": [r + 1 for r in removed], "checks": checks}
+        checked: list[dict[str, Any]] = []
+        speculative = 0
+        calls_before = self.calls
+        order = list(cited)
+        i = 0
+        while i < len(order) and len(kept) >= 2:
+            candidates = order[i:] if batch else order[i : i + 1]
+            verdicts = self.judge_many(memory, [[x for x in kept if x != c] for c in candidates], sentence)
+            hit = next((k for k, v in enumerate(verdicts) if v[0]), None)
+            used = len(candidates) if hit is None else hit + 1
+            for c, (ok, p, status) in zip(candidates[:used], verdicts[:used]):
+                checked.append({"without": c + 1, "entailed": ok, "probability": p, **({"status": status} if status != "ok" else {})})
+            speculative += len(candidates) - used
+            if hit is not None:
+                kept = [x for x in kept if x != candidates[hit]]
+                removed.append(candidates[hit])
+            i += used
+        trace = {"removed": [r + 1 for r in removed], "checks": len(checked), "checked": checked, "calls": self.calls - calls_before}
+        if batch:
+            trace["speculative"] = speculative
+        return kept, trace
 
 
 # --------------------------------------------------------------------------- evidence finder

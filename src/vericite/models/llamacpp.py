@@ -12,11 +12,20 @@ What matters here (docs/models.md):
   (``llama_get_logits_ith(ctx, -1)``) the moment a token is sampled;
 - llama-cpp-python keeps the evaluated tokens of the previous call and evaluates only what follows the longest
   common token prefix, so consecutive prompts on one instance that share a one-shot demonstration evaluate it
-  once (``reuse_prefix=True``; with False the state is reset before each prompt).
+  once (``reuse_prefix=True``; with False the state is reset before each prompt);
+- only the *last* prompt's tokens are kept that way: a method that alternates prompts (VTG: sentence, citation,
+  judge, sentence...) re-evaluates the part they share with their own earlier prompts every time. With
+  ``state_cache_mb`` (default ``$VERICITE_STATE_CACHE_MB``, else 0: off) the generating instance keeps the
+  llama.cpp state after each call in a RAM cache of that many MiB (``llama_cpp.LlamaRAMCache``, least recently
+  used dropped first) and, before a prompt, restores the cached state that shares the longest token prefix with
+  it when that is longer than what the live context shares; only the rest is evaluated. The state kept is the
+  KV cache of the evaluated tokens, not llama-cpp-python's ``scores`` (an ``n_batch x n_vocab`` array it would
+  copy on every save, unused when ``logits_all=False``, and not counted in the cache's capacity).
 """
 
 from __future__ import annotations
 
+import ctypes
 import inspect
 import os
 import threading
@@ -31,6 +40,7 @@ from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 DEFAULT_N_CTX = 4096
 DEFAULT_SCORER_N_CTX = 512
+MIB = 1 << 20
 
 
 def default_threads() -> int:
@@ -44,6 +54,20 @@ def default_threads() -> int:
             raise BackendError(f"VERICITE_THREADS must be at least 1, not {n}")
         return n
     return 2
+
+
+def default_state_cache_mb() -> int:
+    """``$VERICITE_STATE_CACHE_MB`` (MiB of llama.cpp states kept for prefix reuse), else 0 (off)."""
+    env = os.environ.get("VERICITE_STATE_CACHE_MB", "").strip()
+    if not env:
+        return 0
+    try:
+        n = int(env)
+    except ValueError:
+        raise BackendError(f"VERICITE_STATE_CACHE_MB must be a whole number of MiB, not {env!r}") from None
+    if n < 0:
+        raise BackendError(f"VERICITE_STATE_CACHE_MB must be 0 (off) or more, not {n}")
+    return n
 
 
 def _import_llama_cpp() -> Any:
@@ -72,11 +96,41 @@ def _counting_llama_class() -> Any:
 
     class _Llama(llama_cpp.Llama):  # type: ignore[misc,name-defined]
         evaluated_tokens = 0
+        restored_states = 0  # states loaded from the state cache
+        restored_tokens = 0  # tokens those states held
         _observer: Callable[..., bool] | None = None
 
         def eval(self, tokens: Sequence[int]) -> None:
             self.evaluated_tokens += len(tokens)
             return super().eval(tokens)
+
+        def save_state(self) -> Any:
+            if self._logits_all:
+                return super().save_state()
+            # the KV cache (and what llama.cpp keeps with it), not the n_batch x n_vocab `scores` array, which
+            # sampling does not read when logits_all=False
+            size = int(llama_cpp.llama_state_get_size(self.ctx))
+            buf = (ctypes.c_uint8 * size)()
+            n = int(llama_cpp.llama_state_get_data(self.ctx, buf, size))
+            if n > size:
+                raise RuntimeError("llama.cpp: the state is larger than its size")
+            return llama_cpp.LlamaState(
+                input_ids=self.input_ids.copy(), scores=np.zeros((0, 0), dtype=np.single), n_tokens=self.n_tokens,
+                llama_state=bytes(memoryview(buf)[:n]), llama_state_size=n, seed=self._seed,
+            )
+
+        def load_state(self, state: Any) -> None:
+            if self._logits_all:
+                return super().load_state(state)
+            self.input_ids = state.input_ids.copy()
+            self.n_tokens = state.n_tokens
+            self._requires_eval = True  # the next prompt decodes at least one token before sampling
+            self._seed = state.seed
+            buf = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
+            if llama_cpp.llama_state_set_data(self.ctx, buf, state.llama_state_size) != state.llama_state_size:
+                raise RuntimeError("llama.cpp could not restore a cached state")
+            self.restored_states += 1
+            self.restored_tokens += int(state.n_tokens)
 
         def create_completion(self, *args: Any, **kwargs: Any) -> Any:
             observer = self._observer
@@ -121,6 +175,7 @@ class LlamaCppBackend:
         n_batch: int = 512,
         scorer_n_ctx: int = DEFAULT_SCORER_N_CTX,
         reuse_prefix: bool = True,
+        state_cache_mb: int | None = None,
         top_k: int = 40,
         min_p: float = 0.05,
         repeat_penalty: float = 1.1,
@@ -131,7 +186,7 @@ class LlamaCppBackend:
         known = set(inspect.signature(llama_cpp.Llama.__init__).parameters) - {"self", "kwargs", "model_path"}
         unknown = sorted(set(llama_kwargs) - known)
         if unknown:  # Llama() would silently ignore them
-            options = known | {"n_ctx", "n_threads", "reuse_prefix", "scorer_n_ctx"}
+            options = known | {"n_ctx", "n_threads", "reuse_prefix", "scorer_n_ctx", "state_cache_mb"}
             hints = ", ".join(f"{u!r}" + (f" ({hint})" if (hint := did_you_mean(u, options)) else "") for u in unknown)
             raise BackendError(f"unknown llama.cpp option {hints}")
         self.model_path = Path(model_path)
@@ -146,6 +201,13 @@ class LlamaCppBackend:
         self.n_batch = int(n_batch)
         self.scorer_n_ctx = int(scorer_n_ctx)
         self.reuse_prefix = reuse_prefix
+        # $VERICITE_STATE_CACHE_MB does not apply to an instance asked not to reuse prefixes; an explicit
+        # state_cache_mb with reuse_prefix=False is a contradiction
+        self.state_cache_mb = (default_state_cache_mb() if reuse_prefix else 0) if state_cache_mb is None else int(state_cache_mb)
+        if self.state_cache_mb < 0:
+            raise BackendError(f"state_cache_mb must be 0 (off) or more, not {self.state_cache_mb}")
+        if self.state_cache_mb and not reuse_prefix:
+            raise BackendError("state_cache_mb reuses cached prefixes: it cannot be used with reuse_prefix=False")
         # llama-cpp-python's chat defaults, made explicit so they are recorded in the cache key
         self.sampling = {"top_k": int(top_k), "min_p": float(min_p), "repeat_penalty": float(repeat_penalty)}
         self.verbose = verbose
@@ -179,6 +241,8 @@ class LlamaCppBackend:
         with self._lock:
             if self._llm is None:
                 self._llm = self._new_llama(n_ctx=self.n_ctx, n_batch=self.n_batch, logits_all=False)
+                if self.state_cache_mb:
+                    self._llm.set_cache(_import_llama_cpp().LlamaRAMCache(capacity_bytes=self.state_cache_mb * MIB))
             return self._llm
 
     @property
@@ -214,6 +278,19 @@ class LlamaCppBackend:
     def evaluated_tokens(self) -> int:
         """Tokens the generating Llama has evaluated so far (prompt and generated): shows prefix reuse."""
         return 0 if self._llm is None else int(self._llm.evaluated_tokens)
+
+    @property
+    def state_cache_stats(self) -> dict[str, int]:
+        """What the state cache (``state_cache_mb``) did: states restored, the tokens they held, states and bytes
+        kept now."""
+        llm = self._llm
+        cache = None if llm is None else llm.cache
+        return {
+            "restored_states": 0 if llm is None else int(llm.restored_states),
+            "restored_tokens": 0 if llm is None else int(llm.restored_tokens),
+            "states": 0 if cache is None else len(cache.cache_state),
+            "bytes": 0 if cache is None else int(cache.cache_size),
+        }
 
     # ------------------------------------------------------------------ generation
 

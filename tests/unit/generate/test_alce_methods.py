@@ -272,8 +272,8 @@ class SearchingRetriever(ListRetriever):
 
 def test_retrieval_depth_is_ndoc_and_summ_snippet_scan_their_pool_like_alce():
     """vanilla retrieves ndoc documents (not the retriever's default k); summ and snippet retrieve
-    max(ndoc, shorter_pool), so that when the model calls the first ones irrelevant the scan goes on, as ALCE's
-    get_shorter_text goes on through a question's 100 documents."""
+    max(ndoc, shorter_pool + 1), so that when the model calls the first ones irrelevant the scan goes on, as ALCE's
+    get_shorter_text goes on through a question's 100 documents, and ends at the full-text fallback past the pool."""
     docs = [Passage(f"p{i}", f"Passage {i} text.", f"T{i}") for i in range(30)]
     r = SearchingRetriever(docs)
     v = create("methods", "vanilla:fake", CTX, backend=FakeBackend(default="x [1]."), retriever=r, shot=0, subtask="asqa", ndoc=3)
@@ -291,9 +291,15 @@ def test_retrieval_depth_is_ndoc_and_summ_snippet_scan_their_pool_like_alce():
     fake = FakeBackend(replies=extracting_model)
     s = create("methods", "snippet:fake", CTX, backend=fake, retriever=r2, shot=0, subtask="asqa", ndoc=2, shorter_pool=6)
     rec = s.answer(Sample("q", "Which?"))
-    assert r2.depths == [6] and rec["retrieval"]["depth"] == 6
+    assert r2.depths == [7] and rec["retrieval"]["depth"] == 7  # the pool and the full-text fallback after it
     assert [p["id"] for p in rec["passages"]] == ["p4", "p5"] and rec["shorter"]["skipped_irrelevant"] == 4
-    assert s.manifest()["retrieval_depth"] == 6
+    assert s.manifest()["retrieval_depth"] == 7
+    # every document of a pool of 3 called irrelevant: the 4th, past the pool, is shown with its full text (ALCE)
+    r3 = SearchingRetriever(docs)
+    s3 = create("methods", "snippet:fake", CTX, backend=fake, retriever=r3, shot=0, subtask="asqa", ndoc=2, shorter_pool=3)
+    rec = s3.answer(Sample("q", "Which?"))
+    assert r3.depths == [4] and [p["id"] for p in rec["passages"]] == ["p3"] and rec["passages"][0]["extraction"] == "Passage 3 text."
+    assert rec["shorter"]["skipped_irrelevant"] == 3 and rec["shorter"]["written"] == [1, 2, 3]
 
 
 def test_a_ready_retriever_object_is_used_as_it_is():

@@ -1,0 +1,83 @@
+"""benchmarks/bench_vtg_cost.py's ReuseSim: llama-cpp-python's prefix reuse replayed on token lists (what the
+benchmark's ``--replay`` counts), checked by hand on small cases; the real runs check it on SmolLM2."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def sim_class():
+    spec = importlib.util.spec_from_file_location("bench_vtg_cost", ROOT / "benchmarks" / "bench_vtg_cost.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.ReuseSim
+
+
+A, B, A2 = [1, 2, 3, 4, 5], [1, 9, 9, 9], [1, 2, 3, 4, 6]
+
+
+def test_last_prompt_only_re_evaluates_after_every_switch():
+    s = sim_class()(cache=False)
+    assert [s.call(p, [], [0]) for p in (A, B, A2)] == [5, 3, 4] and s.evaluated == 12 and s.restored == 0
+    assert s.call(A2, [], [0]) == 1  # the whole prompt shared: its last token again, for fresh logits
+
+
+def test_the_state_cache_restores_the_longest_shared_prefix():
+    s = sim_class()(cache=True)
+    assert [s.call(p, [], [0]) for p in (A, B, A2)] == [5, 3, 1] and s.restored == 1
+    # generated tokens are part of the context that follows, and of the state kept
+    assert s.call([7, 7], [8, 8], [8, 8, 8]) == 4 and s.live == [7, 7, 8, 8]
+    assert s.call([7, 7, 8, 8, 5], [], [0]) == 1
+
+
+def test_a_full_cache_drops_its_least_recently_used_state_first():
+    # room for one 5-token state: B's state pushes A's out, so A2 finds nothing to restore
+    s = sim_class()(cache=True, capacity=10, overhead=0, per_token=2)
+    assert [s.call(p, [], [0]) for p in (A, B, A2)] == [5, 3, 4] and s.restored == 0 and s.evicted == 2
+    assert s.by_kind == {"": 12}
+
+
+def test_vtgs_prompts_put_what_they_share_first():
+    # a whole VTG answer (scripted model, the LLM judge on the same model, answering Yes when every word of the
+    # claim is in the evidence): replayed word by word, keeping states saves what keeping the last prompt cannot,
+    # because each kind of prompt starts with what it shares with its own earlier ones. A prompt that put its
+    # changing part first would lose this (and fail here).
+    import re
+
+    from vericite.generate.vtg import build
+    from vericite.judges.llm import LLMJudge
+    from vericite.models.fake import last_user_message
+    from vericite.registry import BuildContext
+    from vericite.types import Sample
+
+    from tests.support.vtg import DOCS, QUESTION, scripted
+
+    script = scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})
+    words = lambda t: {w.strip(".,").lower() for w in t.split()}  # noqa: E731
+
+    writer = script.replies
+
+    def reply(messages, params):
+        prompt = last_user_message(messages)
+        if prompt.startswith("Does the evidence support the claim?"):
+            evidence, claim = re.match(r".*?Evidence: (.*)\n\nClaim: (.*)", prompt, re.S).groups()
+            return "Yes" if words(claim) <= words(evidence) else "No"
+        return writer(messages, params)
+
+    script.replies = reply
+    m = build("", ctx=BuildContext(), backend=script, judge=LLMJudge(script), k=2, docs_per_query=1)
+    r = m.answer(Sample("q1", QUESTION, passages=list(DOCS)))
+    assert r["output"] == "Paris is the capital of France [1]. Rome is the capital of Italy [3]."
+    ids: dict[str, int] = {}
+    tokens = lambda msgs: [ids.setdefault(w, len(ids)) for msg in msgs for w in (f"<{msg['role']}>", *msg["content"].split())]  # noqa: E731
+    Sim = sim_class()
+    last, kept = Sim(cache=False), Sim(cache=True)
+    for msgs in script.prompts:
+        for s in (last, kept):
+            s.call(tokens(msgs), [], [-1])
+    asked = sum(len(tokens(msgs)) for msgs in script.prompts)
+    assert last.evaluated > 0.8 * asked  # the last prompt alone: most of it again
+    assert kept.evaluated < 0.6 * last.evaluated and kept.restored >= 4  # 446 words of 927 (1,110 asked), 8 restores
