@@ -54,3 +54,11 @@ def test_citation_zero_with_no_document_is_out_of_range_not_a_traceback(tmp_path
     recs = {x["id"]: x for x in map(json.loads, (tmp_path / "ev" / "samples.jsonl").read_text().splitlines())}
     assert recs["none"]["scores"]["alce"]["sentences"][0]["rejected"] == "out of range" and recs["none"]["scores"]["alce"]["citation_recall"] == 0.0
     assert recs["last"]["scores"]["alce"]["citation_recall"] == 1.0  # ALCE's quirk kept
+
+
+def test_a_file_with_no_item_says_so(tmp_path):
+    for name, text in (("list.json", "[]"), ("data.json", '{"args": {}, "data": []}'), ("blank.jsonl", "\n\n")):
+        f = tmp_path / name
+        f.write_text(text, encoding="utf-8")
+        r = CliRunner().invoke(cli, ["evaluate", "-q", "--task", "alce", "--input", str(f), "--out", str(tmp_path / "ev")])
+        assert r.exit_code == 2 and f"{name}: no answer to evaluate (it holds no item)" in r.output, r.output  # was "... file is empty"
