@@ -62,3 +62,16 @@ def test_a_file_with_no_item_says_so(tmp_path):
         f.write_text(text, encoding="utf-8")
         r = CliRunner().invoke(cli, ["evaluate", "-q", "--task", "alce", "--input", str(f), "--out", str(tmp_path / "ev")])
         assert r.exit_code == 2 and f"{name}: no answer to evaluate (it holds no item)" in r.output, r.output  # was "... file is empty"
+
+
+def test_a_short_answer_whose_aliases_are_all_empty_is_a_bad_line(tmp_path):
+    f = tmp_path / "short.jsonl"
+    lines = [{"id": "ok", "question": "Who?", "docs": DOCS, "output": "Paul Simon [1].", "answers": [["Paul Simon"]]},
+             {"id": "empty", "question": "Who?", "docs": DOCS, "output": "Paul Simon [1].", "answers": [[""]]},
+             {"id": "some-empty", "question": "Who?", "docs": DOCS, "output": "Paul Simon [1].", "answers": [["", "Paul Simon"]]}]  # fmt: skip
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "alce-short", "--input", str(f), "--metrics", "answer_em,answer_hit", "--out", str(tmp_path / "ev")])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "ev" / "results.json").read_text())
+    assert [b["id"] for b in res["bad_lines"]] == ["empty"]  # was scored answer_em 0, answer_hit left out
+    assert res["metrics"]["answer_hit"]["n"] == 2 and res["metrics"]["answer_hit"]["value"] == 1.0

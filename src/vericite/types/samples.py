@@ -35,8 +35,8 @@ def _strings(v: Any, key: str) -> list[str]:
 
 
 def _aliases(v: Any) -> list[str]:
-    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-        raise ValueError(f"each answer in field 'answers' must be a non-empty list of its aliases (strings), not {v!r}"[:200])
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v) or not any(x.strip() for x in v):
+        raise ValueError(f"each answer in field 'answers' must be a non-empty list of its aliases (strings, one not empty), not {v!r}"[:200])
     return list(v)
 
 
