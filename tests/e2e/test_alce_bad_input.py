@@ -75,3 +75,14 @@ def test_a_short_answer_whose_aliases_are_all_empty_is_a_bad_line(tmp_path):
     res = json.loads((tmp_path / "ev" / "results.json").read_text())
     assert [b["id"] for b in res["bad_lines"]] == ["empty"]  # was scored answer_em 0, answer_hit left out
     assert res["metrics"]["answer_hit"]["n"] == 2 and res["metrics"]["answer_hit"]["value"] == 1.0
+
+
+def test_empty_reference_answers_are_no_reference_not_rouge_zero(tmp_path):
+    f = tmp_path / "result.json"
+    refs = [{"long_answer": "Paul Simon wrote the song."}, {"long_answer": "Paul Simon did."}]
+    items = [item("ok", annotations=refs), item("empty-refs", annotations=[{"long_answer": ""}, {"long_answer": None}]), item("none", annotations=[])]
+    f.write_text(json.dumps({"args": {"dataset_name": "asqa"}, "data": items}), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "alce", "--input", str(f), "--metrics", "rouge_lsum", "--out", str(tmp_path / "ev")])
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]["rouge_lsum"]
+    assert m["n"] == 1 and m["details"]["left_out"] == 2 and m["value"] > 0.5  # "empty-refs" scored 0 against ""
