@@ -74,12 +74,15 @@ def test_malformed_lines_are_bad_lines_with_their_reason_never_a_traceback(tmp_p
         {k: v for k, v in good.items() if k != "query"} | {"id": "q-none"},
         dict(good, id="a-num", query="How many acts?", knowledge="Hamlet has 5 acts. It is long.", answer=5),
         dict(good, id="a-bad", answer=[{"x": 1}]),
+        dict(good, id="topic-dict", topic={"a": 1}),  # was read as the topic "{'a': 1}"
+        dict(good, id="meta-str", topic="Hamlet", meta="x"),  # was the reason "'str' object is not a mapping"
     ]
     r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, lines)), "-o", str(tmp_path / "out"), *FAKES])
     assert r.exit_code == 0 and "Traceback" not in r.output, r.output
     res = json.loads((tmp_path / "out" / "results.json").read_text())
     why = {b["id"]: b["reason"] for b in res["bad_lines"]}
-    assert set(why) == {"ev-num", "ev-null-text", "ev-dict", "k-list", "q-empty", "q-none", "a-bad"}, why
+    assert set(why) == {"ev-num", "ev-null-text", "ev-dict", "k-list", "q-empty", "q-none", "a-bad", "topic-dict", "meta-str"}, why
+    assert why["topic-dict"].startswith("field 'topic' must be a text") and why["meta-str"].startswith("field 'meta' must be an object")
     assert why["ev-num"].startswith("field 'evidence' must be a list of texts or of objects with a 'text' string, not one item 5")
     assert why["k-list"].startswith("field 'knowledge' must be the knowledge text (a string), not list")
     assert why["q-empty"].startswith("field 'query' must be the query the knowledge is for, a non-empty text")

@@ -69,6 +69,10 @@ def conner_record(d: Any, line: int) -> Any:
         out["passages"] = [{"id": str(j + 1), "text": t} for j, t in enumerate(texts)]
     elif ev is not None:
         raise ValueError(f"field 'evidence' must be a list of texts or of objects with a 'text' string, not {ev!r}"[:200])
+    if d.get("meta") is not None and not isinstance(d["meta"], dict):
+        raise ValueError(f"field 'meta' must be an object, not {type(d['meta']).__name__} {d['meta']!r}"[:200])
+    if d.get("topic") is not None and not isinstance(d["topic"], str):  # informativeness's prefix reads "Topic: {topic}"
+        raise ValueError(f"field 'topic' must be a text (the Wikipedia topic), not {type(d['topic']).__name__} {d['topic']!r}"[:200])
     if d.get("topic"):
         out["meta"] = {**(d.get("meta") or {}), "topic": d["topic"]}
     return out
