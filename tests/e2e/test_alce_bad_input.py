@@ -86,3 +86,17 @@ def test_empty_reference_answers_are_no_reference_not_rouge_zero(tmp_path):
     assert r.exit_code == 0, r.output
     m = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]["rouge_lsum"]
     assert m["n"] == 1 and m["details"]["left_out"] == 2 and m["value"] > 0.5  # "empty-refs" scored 0 against ""
+
+
+def test_empty_gold_texts_are_bad_lines_not_a_silent_pass(tmp_path):
+    # an empty short answer is "found" in every output by ALCE's STR-EM, an empty claim entailed by anything
+    f = tmp_path / "result.json"
+    items = [item("ok"), item("empty-short", qa_pairs=[{"question": "Who?", "short_answers": ["", "Garfunkel"]}]),
+             item("empty-claim", claims=["Paul Simon wrote it.", " "])]  # fmt: skip
+    f.write_text(json.dumps({"args": {"dataset_name": "asqa"}, "data": items}), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "alce-asqa", "--input", str(f), "--metrics", "str_em", "--out", str(tmp_path / "ev")])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "ev" / "results.json").read_text())
+    why = {b["id"]: b["reason"] for b in res["bad_lines"]}
+    assert why == {"empty-short": "field 'short_answers' holds an empty text: ['', 'Garfunkel']", "empty-claim": "field 'claims' holds an empty text: ['Paul Simon wrote it.', ' ']"}
+    assert res["metrics"]["str_em"]["n"] == 1  # "empty-short" scored STR-EM 1 against "Paul Simon wrote it"
