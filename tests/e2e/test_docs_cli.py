@@ -149,3 +149,9 @@ def test_bytes_not_utf8_are_indexed_not_counted_as_left_out(tmp_path):
     assert r.exit_code == 0 and "1 documents, 1 passages" in r.output
     assert "warning: 1 corpus items not indexed (1 no text); 1 not UTF-8 (read as U+FFFD)" in r.output, r.output
     assert json.loads(run("search", "lait", "--index", str(tmp_path / "i"), "--json").output)["passages"][0]["id"] == "a"
+
+
+def test_an_empty_query_is_one_line(corpus, tmp_path):
+    run("index", str(corpus), "--index", str(tmp_path / "idx"), "-q")
+    r = run("search", "  ", "--index", str(tmp_path / "idx"))
+    assert r.exit_code == 2 and r.output == "error: the query is empty: give the words to search for\n", r.output  # was "no passage ... matches"

@@ -133,6 +133,8 @@ def search(query: str, index_dir: Path, k: int, retriever: str, rerank: bool, re
     from ..knowledge.docs import IndexRetriever
     from ..registry import BuildContext
 
+    if not query.strip():
+        raise VericiteError("the query is empty: give the words to search for")
     ctx = BuildContext(threads=threads, cache=False)
     r = IndexRetriever(index_dir, retriever, k=k, rerank="ms-marco" if rerank else None, rerank_depth=max(rerank_depth, k), ctx=ctx)
     found = r.search(query)
