@@ -100,3 +100,29 @@ def test_empty_gold_texts_are_bad_lines_not_a_silent_pass(tmp_path):
     why = {b["id"]: b["reason"] for b in res["bad_lines"]}
     assert why == {"empty-short": "field 'short_answers' holds an empty text: ['', 'Garfunkel']", "empty-claim": "field 'claims' holds an empty text: ['Paul Simon wrote it.', ' ']"}
     assert res["metrics"]["str_em"]["n"] == 1  # "empty-short" scored STR-EM 1 against "Paul Simon wrote it"
+
+
+def test_rerank_with_unreadable_judgements_says_so(tmp_path):
+    from vericite import registry
+    from vericite.models.fake import FakeBackend
+    from vericite.types import Judgement
+
+    class Garbage:
+        id = "garbage@1"
+        labels = ("supported", "not_supported")
+
+        def judge(self, pairs):
+            return [Judgement(self.id, p.claim, p.evidence, float("nan"), "maybe") for p in pairs]
+
+    f = tmp_path / "eli5.json"
+    f.write_text(json.dumps([{"question": "Who wrote it?", "docs": DOCS, "claims": ["Paul Simon wrote it."]}]), encoding="utf-8")
+    registry.judges.register("garbage", lambda arg, *, ctx, **o: Garbage(), replace=True)
+    registry.backends.register("cites", lambda arg, *, ctx, **o: FakeBackend("cites", default="Paul Simon wrote it [1]."), replace=True)
+    try:
+        r = CliRunner().invoke(cli, ["generate", "--method", "rerank", "--dataset", f"alce:{f}", "--model", "cites", "--judge", "garbage",
+                                     "--out", str(tmp_path / "g"), "-q", "--no-cache"])  # fmt: skip
+    finally:
+        registry.judges.unregister("garbage")
+        registry.backends.unregister("cites")
+    assert r.exit_code == 0, r.output
+    assert "warning: rerank: 4 judgements could not be read (samples whose recall could not be computed rank last" in r.output, r.output

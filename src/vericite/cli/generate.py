@@ -77,6 +77,9 @@ def print_summary(manifest: dict[str, Any], out: str) -> None:
     elif got.get("none_found"):  # ALCE's baselines and VTG with --index
         click.secho(f"warning: the retriever found no document for {got['none_found']} of {got['questions']} questions, which were answered"
                     f" without documents (see retrieval.found in {out}/samples.jsonl)", fg="yellow", err=True)
+    if s.get("rerank_unreadable_judgements"):  # rerank: its choice among the samples rests on these
+        click.secho(f"warning: rerank: {s['rerank_unreadable_judgements']} judgements could not be read (samples whose recall could not be"
+                    f" computed rank last; see rerank in {out}/samples.jsonl)", fg="yellow", err=True)
     problems = (s.get("vtg") or {}).get("problems") or {}
     if problems.get("judge_errors") or problems.get("empty_answer"):  # a component that failed, not the model's choices
         said = [f"{problems['judge_errors']} judge calls failed (their pairs judged not entailed; vtg.judge_error names the first)"] if problems.get("judge_errors") else []
