@@ -126,3 +126,11 @@ def test_rerank_with_unreadable_judgements_says_so(tmp_path):
         registry.backends.unregister("cites")
     assert r.exit_code == 0, r.output
     assert "warning: rerank: 4 judgements could not be read (samples whose recall could not be computed rank last" in r.output, r.output
+
+
+def test_judge_for_a_method_that_takes_none_names_the_flag(tmp_path):
+    f = tmp_path / "eli5.json"
+    f.write_text(json.dumps([{"question": "Who wrote it?", "docs": DOCS, "claims": ["Paul Simon wrote it."]}]), encoding="utf-8")
+    for method in ("closedbook", "vanilla"):
+        r = CliRunner().invoke(cli, ["generate", "--method", method, "--dataset", f"alce:{f}", "--model", "fake", "--judge", "fake", "--out", str(tmp_path / method), "-q"])
+        assert r.exit_code == 2 and f"--judge is an option of --method rerank and vtg (their judge), not of {method}" in r.output, r.output  # was "option rerank_judge"

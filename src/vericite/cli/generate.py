@@ -50,6 +50,13 @@ def vtg_flags(opts: dict[str, Any]) -> None:
             opts[option] = False
     if opts.get("method") == "vtg" and opts.get("rerank_judge") is not None:
         opts["verifier_judge"] = opts.pop("rerank_judge")
+    if opts.get("rerank_judge") is not None:  # said as the flag, not as "invalid option rerank_judge"
+        from ..runs.config import DEFAULT_METHOD, method_options_model
+
+        method = opts.get("method") or DEFAULT_METHOD
+        model = method_options_model(method)
+        if model is not None and "rerank_judge" not in model.model_fields:
+            raise VericiteError(f"--judge is an option of --method rerank and vtg (their judge), not of {method}")
 
 
 def print_summary(manifest: dict[str, Any], out: str) -> None:
