@@ -134,3 +134,10 @@ def test_judge_for_a_method_that_takes_none_names_the_flag(tmp_path):
     for method in ("closedbook", "vanilla"):
         r = CliRunner().invoke(cli, ["generate", "--method", method, "--dataset", f"alce:{f}", "--model", "fake", "--judge", "fake", "--out", str(tmp_path / method), "-q"])
         assert r.exit_code == 2 and f"--judge is an option of --method rerank and vtg (their judge), not of {method}" in r.output, r.output  # was "option rerank_judge"
+
+
+def test_a_question_file_with_a_blank_question_is_one_line(tmp_path):
+    f = tmp_path / "qs.jsonl"
+    f.write_text(json.dumps({"id": "a", "question": "Who wrote it?", "passages": DOCS}) + "\n" + json.dumps({"id": "b", "question": "  ", "passages": DOCS}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["generate", "--method", "vanilla", "--dataset", str(f), "--model", "fake", "--out", str(tmp_path / "g"), "-q"])
+    assert r.exit_code == 2 and f"{f}:2: the question is empty" in r.output, r.output  # was answered
