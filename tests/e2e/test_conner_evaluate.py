@@ -59,3 +59,46 @@ def test_mistakes_are_one_line(tmp_path):
     assert r.exit_code != 0 and "three-way judge" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:aggregation=median", "-i", str(p), "-o", str(tmp_path / "o2"), "-q"])
     assert r.exit_code != 0 and "aggregation" in r.output and "Traceback" not in r.output
+
+
+def test_malformed_lines_are_bad_lines_with_their_reason_never_a_traceback(tmp_path):
+    good = {"id": "g", "query": "Who wrote Hamlet?", "knowledge": "Hamlet was written by Shakespeare. It is a play.", "answer": "Shakespeare",
+            "evidence": ["Shakespeare wrote Hamlet."]}  # fmt: skip
+    lines = [
+        good,
+        dict(good, id="ev-num", evidence=[5]),  # was: AttributeError, a traceback for the whole file
+        dict(good, id="ev-null-text", evidence=[{"text": None}]),  # was: evidence read as the text "None"
+        dict(good, id="ev-dict", evidence={"text": "x"}),
+        dict(good, id="k-list", knowledge=["Hamlet was written by Shakespeare."]),
+        dict(good, id="q-empty", query="  "),
+        {k: v for k, v in good.items() if k != "query"} | {"id": "q-none"},
+        dict(good, id="a-num", query="How many acts?", knowledge="Hamlet has 5 acts. It is long.", answer=5),
+        dict(good, id="a-bad", answer=[{"x": 1}]),
+        dict(good, id="topic-dict", topic={"a": 1}),  # was read as the topic "{'a': 1}"
+        dict(good, id="meta-str", topic="Hamlet", meta="x"),  # was the reason "'str' object is not a mapping"
+    ]
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, lines)), "-o", str(tmp_path / "out"), *FAKES])
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    why = {b["id"]: b["reason"] for b in res["bad_lines"]}
+    assert set(why) == {"ev-num", "ev-null-text", "ev-dict", "k-list", "q-empty", "q-none", "a-bad", "topic-dict", "meta-str"}, why
+    assert why["topic-dict"].startswith("field 'topic' must be a text") and why["meta-str"].startswith("field 'meta' must be an object")
+    assert why["ev-num"].startswith("field 'evidence' must be a list of texts or of objects with a 'text' string, not one item 5")
+    assert why["k-list"].startswith("field 'knowledge' must be the knowledge text (a string), not list")
+    assert why["q-empty"].startswith("field 'query' must be the query the knowledge is for, a non-empty text")
+    assert why["q-none"] == "missing field 'query' (the query the knowledge is for)"
+    assert res["counts"]["samples"] == 2 and res["metrics"]["helpfulness"]["n"] == 2  # 5 is the answer "5", not "no gold answer"
+
+
+def test_generate_knowledge_that_comes_out_empty_is_counted_and_said(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "Mitochondrion", "text": "The mitochondrion is an organelle."}) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"]).exit_code == 0
+    qs = tmp_path / "qs.jsonl"
+    qs.write_text(json.dumps({"id": "a", "question": "Who wrote Hamlet?"}) + "\n" + json.dumps({"id": "b", "question": "What is a mitochondrion?"}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["generate", "--method", "conner-knowledge", "--method-arg", "source=retrieve", "--index", str(tmp_path / "idx"),
+                                 "--dataset", str(qs), "--model", "fake", "--out", str(tmp_path / "k"), "-q", "--no-cache"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "warning: 1 of 2 knowledge texts are empty; the retriever found no passage for 1 (evaluate --task conner leaves them out" in r.output
+    summary = json.loads((tmp_path / "k" / "manifest.json").read_text())["summary"]
+    assert summary["empty_knowledge"] == 1 and summary["retrieved"] == {"questions": 2, "none_found": 1}

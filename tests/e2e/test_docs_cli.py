@@ -117,3 +117,41 @@ def test_interrupted_index_says_how_to_resume(corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(docs_pkg, "build_from_file", interrupted)
     r = run("index", str(corpus), "--index", str(tmp_path / "i"))
     assert r.exit_code == 130 and "interrupted: run the same command again to resume" in r.output and "--resume" not in r.output
+
+
+@pytest.mark.parametrize(
+    "damage, part",
+    [
+        (lambda idx: (idx / "passages.jsonl").unlink(), "passages.jsonl"),
+        (lambda idx: (idx / "passages.jsonl").write_bytes((idx / "passages.jsonl").read_bytes()[:40]), "passages.jsonl"),
+        (lambda idx: (idx / "offsets.npy").write_bytes(b""), "offsets.npy"),  # np.load's EOFError: click printed "Aborted!"
+        (lambda idx: (idx / "ids.json").unlink(), "ids.json"),
+        (lambda idx: __import__("shutil").rmtree(idx / "bm25"), "bm25/"),
+        (lambda idx: (idx / "bm25" / "vocab.index.json").write_text(""), "bm25/"),
+        (lambda idx: (idx / "bm25" / "data.csc.index.npy").write_bytes(b"\x93NUMPY\x01\x00"), "bm25/"),
+    ],
+)
+def test_a_damaged_index_is_one_line_for_search_and_index(corpus, tmp_path, damage, part):
+    idx = tmp_path / "idx"
+    assert run("index", str(corpus), "--index", str(idx), "-q").exit_code == 0
+    damage(idx)
+    searched = [] if part == "ids.json" else [run("search", "Paris", "--index", str(idx))]  # BM25's search needs no ids.json
+    for r in searched + [run("index", str(corpus), "--index", str(idx), "-q")]:
+        # docs index again must not say "built nothing new; already there: bm25" over a broken index
+        assert r.exit_code == 2 and f"index {idx} is damaged ({part}" in r.output and "rebuild it" in r.output, r.output
+        assert "Traceback" not in r.output and "Aborted" not in r.output
+
+
+def test_bytes_not_utf8_are_indexed_not_counted_as_left_out(tmp_path):
+    f = tmp_path / "c.jsonl"
+    f.write_bytes(b'{"id": "a", "text": "caf\xe9 au lait"}\n{"id": "b"}\n')
+    r = run("index", str(f), "--index", str(tmp_path / "i"), "-q")
+    assert r.exit_code == 0 and "1 documents, 1 passages" in r.output
+    assert "warning: 1 corpus items not indexed (1 no text); 1 not UTF-8 (read as U+FFFD)" in r.output, r.output
+    assert json.loads(run("search", "lait", "--index", str(tmp_path / "i"), "--json").output)["passages"][0]["id"] == "a"
+
+
+def test_an_empty_query_is_one_line(corpus, tmp_path):
+    run("index", str(corpus), "--index", str(tmp_path / "idx"), "-q")
+    r = run("search", "  ", "--index", str(tmp_path / "idx"))
+    assert r.exit_code == 2 and r.output == "error: the query is empty: give the words to search for\n", r.output  # was "no passage ... matches"

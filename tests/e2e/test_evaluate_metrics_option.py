@@ -30,3 +30,23 @@ def test_an_unknown_metric_is_one_line(tmp_path):
     r = run(tmp_path, "--metrics", "citation_corectness")
     assert r.exit_code != 0 and "'citation_corectness' is not a metric of task kalma; did you mean 'citation_correctness'" in r.output
     assert "Traceback" not in r.output
+
+
+def test_an_empty_metric_list_is_one_line_not_all_metrics(tmp_path):
+    # an unset shell variable (--metrics "$M") used to compute every metric, as if the option were not given
+    for empty in ("", ",", " , "):
+        r = run(tmp_path, "--metrics", empty)
+        assert r.exit_code == 2 and "names no metric: give A,B,C among task kalma's (citation_correctness" in r.output, r.output
+        assert "Traceback" not in r.output and not (tmp_path / "ev" / "results.json").exists()
+
+
+def test_an_empty_metric_list_in_python_is_refused_too():
+    import pytest
+
+    from vericite.errors import VericiteError
+    from vericite.evaluate.pipeline import check_metric_selection
+    from vericite.evaluate.inputs import load_task
+
+    assert check_metric_selection(None, load_task("kalma")) is None
+    with pytest.raises(VericiteError, match="an empty list names no metric"):
+        check_metric_selection([], load_task("kalma"))

@@ -105,8 +105,16 @@ def index(corpus: str, index_dir: Path, retriever: str, passage_words: int, fmt:
         if result.resumed:
             click.echo(f"resumed: {result.resumed:,} dense vectors kept from the interrupted build")
     if report is not None and report.n_bad:
-        kinds = ", ".join(f"{n:,} {k}" for k, n in report.problems.items())
-        click.secho(f"warning: {report.n_bad:,} corpus items not indexed ({kinds}); listed in {printable(str(index_dir / 'bad_items.jsonl'))}", fg="yellow", err=True)
+        # bytes that are not UTF-8 are read as U+FFFD: the item is indexed (unless it has another problem too)
+        left_out = {k: n for k, n in report.problems.items() if k != "not UTF-8"}
+        replaced = report.problems.get("not UTF-8", 0)
+        parts = []
+        if left_out:
+            kinds = ", ".join(f"{n:,} {k}" for k, n in left_out.items())
+            parts.append(f"{sum(left_out.values()):,} corpus items not indexed ({kinds})")
+        if replaced:
+            parts.append(f"{replaced:,} not UTF-8 (read as U+FFFD)")
+        click.secho(f"warning: {'; '.join(parts)}; listed in {printable(str(index_dir / 'bad_items.jsonl'))}", fg="yellow", err=True)
         for item in report.bad[:SHOW_BAD]:
             click.echo(printable(f"  {item['where']}: {item['problem']}: {item['detail']}"), err=True)
 
@@ -125,6 +133,8 @@ def search(query: str, index_dir: Path, k: int, retriever: str, rerank: bool, re
     from ..knowledge.docs import IndexRetriever
     from ..registry import BuildContext
 
+    if not query.strip():
+        raise VericiteError("the query is empty: give the words to search for")
     ctx = BuildContext(threads=threads, cache=False)
     r = IndexRetriever(index_dir, retriever, k=k, rerank="ms-marco" if rerank else None, rerank_depth=max(rerank_depth, k), ctx=ctx)
     found = r.search(query)

@@ -196,7 +196,9 @@ def evaluate(
     thresholds = parse_thresholds(fail_under, task)
     names = opts.pop("metric_names", None)
     if names is not None:
-        opts["metrics"] = [n.strip() for n in names.split(",") if n.strip()] or None
+        opts["metrics"] = [n.strip() for n in names.split(",") if n.strip()]
+        if not opts["metrics"]:  # an empty shell variable must not silently mean "all of them"
+            raise VericiteError(f"--metrics {names!r} names no metric: give A,B,C among task {task.name}'s ({', '.join(task.metric_names())}), or leave it out for all")
     if opts.get("judge") is None and getattr(task, "default_judge", None) is not None:
         opts["judge"] = task.default_judge
     try:

@@ -50,6 +50,13 @@ def vtg_flags(opts: dict[str, Any]) -> None:
             opts[option] = False
     if opts.get("method") == "vtg" and opts.get("rerank_judge") is not None:
         opts["verifier_judge"] = opts.pop("rerank_judge")
+    if opts.get("rerank_judge") is not None:  # said as the flag, not as "invalid option rerank_judge"
+        from ..runs.config import DEFAULT_METHOD, method_options_model
+
+        method = opts.get("method") or DEFAULT_METHOD
+        model = method_options_model(method)
+        if model is not None and "rerank_judge" not in model.model_fields:
+            raise VericiteError(f"--judge is an option of --method rerank and vtg (their judge), not of {method}")
 
 
 def print_summary(manifest: dict[str, Any], out: str) -> None:
@@ -69,6 +76,22 @@ def print_summary(manifest: dict[str, Any], out: str) -> None:
             f" answered without knowledge (see retrieval.not_found in {out}/samples.jsonl)",
             fg="yellow", err=True,
         )
+    got = s.get("retrieved") or {}
+    if s.get("empty_knowledge"):  # conner-knowledge
+        why = f"; the retriever found no passage for {got['none_found']}" if got.get("none_found") else ""
+        click.secho(f"warning: {s['empty_knowledge']} of {s.get('n_done', 0)} knowledge texts are empty{why} (evaluate --task conner leaves"
+                    f" them out; see output in {out}/samples.jsonl)", fg="yellow", err=True)
+    elif got.get("none_found"):  # ALCE's baselines and VTG with --index
+        click.secho(f"warning: the retriever found no document for {got['none_found']} of {got['questions']} questions, which were answered"
+                    f" without documents (see retrieval.found in {out}/samples.jsonl)", fg="yellow", err=True)
+    if s.get("rerank_unreadable_judgements"):  # rerank: its choice among the samples rests on these
+        click.secho(f"warning: rerank: {s['rerank_unreadable_judgements']} judgements could not be read (samples whose recall could not be"
+                    f" computed rank last; see rerank in {out}/samples.jsonl)", fg="yellow", err=True)
+    problems = (s.get("vtg") or {}).get("problems") or {}
+    if problems.get("judge_errors") or problems.get("empty_answer"):  # a component that failed, not the model's choices
+        said = [f"{problems['judge_errors']} judge calls failed (their pairs judged not entailed; vtg.judge_error names the first)"] if problems.get("judge_errors") else []
+        said += [f"{problems['empty_answer']} answers empty"] if problems.get("empty_answer") else []
+        click.secho(f"warning: vtg: {'; '.join(said)}; see vtg.problems in {out}/samples.jsonl", fg="yellow", err=True)
     if s.get("retrieval_accuracy"):
         ra = s["retrieval_accuracy"]
         click.echo(f"retrieval: entity recall {ra['entity_recall']:.3f}, precision {ra['entity_precision']:.3f} over {ra['n']} questions with gold entities")

@@ -40,6 +40,8 @@ def read_samples_jsonl(path: str | Path, phrasing: str = "specific") -> Iterator
             s = Sample.from_dict(d)
         except (ValueError, KeyError, TypeError) as e:
             raise DataError(f"{p}:{n}: {e}") from None
+        if not s.question.strip():  # a model asked nothing answers anything: every metric of it would be noise
+            raise DataError(f"{p}:{n}: the question is empty")
         if not s.id:
             s.id = f"{p.stem}-{n}"
         if s.id in seen:

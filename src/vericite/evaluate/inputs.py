@@ -84,7 +84,11 @@ def read_answers(path: str | Path, task: str | Task | None = None) -> ReadResult
     numbered = given if given is not None else jsonl.read_numbered(p, policy="collect", torn="read", stats=st, errors="replace", require_object=False)
     for n, d in numbered:
         if given is None and reading is not None:
-            d = reading.convert_record(d, n)
+            try:
+                d = reading.convert_record(d, n)
+            except (ValueError, TypeError, KeyError, AttributeError) as e:  # a line the task cannot read: a bad line
+                out.bad.append({"line": n, "id": d.get("id") if isinstance(d, dict) else None, "reason": str(e) or type(e).__name__})
+                continue
         if utf8_note(n):
             out.warnings.append({"line": n, "id": d.get("id") if isinstance(d, dict) else None, "reason": utf8_note(n)})
         item = item_from_record(d, n, task)
@@ -130,6 +134,10 @@ def item_from_record(d: Any, line: int, task: str | Task | None = None) -> Answe
     if not isinstance(raw, str):
         raw = d.get("output")  # a vericite generate record: parsed answer in "answer", raw text in "output"
     if not isinstance(raw, str):
+        given = next((v for v in (d.get("answer"), d.get("output")) if v is not None and not isinstance(v, dict)), None)
+        if given is not None:  # there, but a number, a list...: say so, not "missing"
+            what = task.field_help.get("answer")
+            return f"field 'answer' is not a string but {type(given).__name__} {given!r}"[:160] + (f" ({what})" if what else "")
         return _missing("answer", task)
     for name in task.input_fields:
         if name not in RECORD_FIELDS and name not in d:

@@ -125,11 +125,13 @@ def check_reader(cfg: Any, task: Task, selected: set[str] | None) -> None:
 
 def check_metric_selection(names: Any, task: Task) -> set[str] | None:
     """``--metrics``: the names asked for (None: all), each checked against the task's suite with a did-you-mean."""
-    if not names:
+    if names is None:
         return None
     from ..errors import VericiteError, did_you_mean
 
     known = task.metric_names()
+    if not names:  # `metrics: []` in a config: not "all of them" in disguise
+        raise VericiteError(f"metrics: an empty list names no metric; give some of task {task.name}'s ({', '.join(known)}), or leave it out for all")
     for name in names:
         if name not in known:
             hint = did_you_mean(name, known)

@@ -333,7 +333,8 @@ class AlceMethod:
             out["rerank_unreadable_judgements"] = sum(r["rerank"].get("unreadable_judgements", 0) for r in records if isinstance(r.get("rerank"), dict))
         retrieved = [r for r in records if isinstance(r.get("retrieval"), dict)]
         if retrieved:
-            out["retrieved"] = {"questions": len(retrieved), "short_of_ndoc": sum(1 for r in retrieved if len(r.get("passages", [])) < self.opts.ndoc)}
+            out["retrieved"] = {"questions": len(retrieved), "short_of_ndoc": sum(1 for r in retrieved if len(r.get("passages", [])) < self.opts.ndoc),
+                                "none_found": sum(1 for r in retrieved if not r["retrieval"].get("found"))}
         return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
@@ -209,6 +209,16 @@ class ConnerKnowledge:
 
         record.update(output=output, answer=parse_passage_answer(output).to_dict(), usage=usage, cached=cached, seconds=round(time.perf_counter() - t0, 3))
         return record
+
+    def summarise(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """How many knowledge texts came out empty (the model wrote nothing, a question without reference knowledge,
+        or retrieval found nothing), and with ``source=retrieve`` for how many questions BM25 found no passage:
+        ``evaluate --task conner`` leaves those items out as "empty knowledge"; ``generate`` says so now."""
+        out: dict[str, Any] = {"empty_knowledge": sum(1 for r in records if not str(r.get("output") or "").strip())}
+        if self.opts.source == "retrieve":
+            got = [r for r in records if isinstance(r.get("retrieved"), list)]
+            out["retrieved"] = {"questions": len(got), "none_found": sum(1 for r in got if not r["retrieved"])}
+        return out
 
     def manifest(self) -> dict[str, Any]:
         return {

@@ -171,6 +171,8 @@ class VtgMethod:
         else:
             tracer.end = "sentence-cap"
             tracer.count("sentence_cap")
+        if not parts:
+            tracer.count("empty_answer")
         output = " ".join(parts)
         if kg:
             record = K.kg_record(sample, output, memory.catalogue())
@@ -329,7 +331,15 @@ class VtgMethod:
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
                 "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in PROBLEMS},
             },
+            **_retrieved(records),
         }
+
+
+def _retrieved(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """With documents retrieved (``--index``): for how many questions, and for how many the retriever found none
+    (the long-term memory started empty)."""
+    found = [r["retrieval"].get("found") for r in records if isinstance(r.get("retrieval"), dict) and "found" in r["retrieval"]]
+    return {"retrieved": {"questions": len(found), "none_found": sum(1 for n in found if not n)}} if found else {}
 
 
 class _MeteredJudge:
@@ -346,8 +356,28 @@ class _MeteredJudge:
             return self._judge(pairs)
 
     def _judge(self, pairs: Any) -> Any:
-        with metering(self.inner, self.tracer.meters["verify"]):
-            return self.inner.judge(pairs)
+        """The inner judge's judgements; a judge that raises (but a model server's ``BackendError``: the loop
+        records the question as failed and ``--resume`` retries it) or gives back anything but one
+        :class:`Judgement` per pair has all the pairs of that call as failed judgements, counted
+        (``judge_errors``) and its first message traced (``judge_error``): never a crash, never a pass."""
+        from ..errors import BackendError
+        from ..types import Judgement
+
+        pairs = list(pairs)
+        try:
+            with metering(self.inner, self.tracer.meters["verify"]):
+                got = self.inner.judge(pairs)
+            if not isinstance(got, (list, tuple)) or len(got) != len(pairs) or not all(isinstance(j, Judgement) for j in got):
+                n = len(got) if isinstance(got, (list, tuple)) else None
+                raise TypeError(f"returned {type(got).__name__ if n is None else f'{n} items'} for {len(pairs)} pairs, not one Judgement each")
+            return list(got)
+        except BackendError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any judge failure is counted and traced, not a crash
+            why = f"judge {self.id}: {type(e).__name__}: {e}"[:300]
+            self.tracer.count("judge_errors")
+            self.tracer.judge_error = self.tracer.judge_error or why
+            return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]
 
 
 def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any = None, **method_args: Any) -> VtgMethod:

@@ -2,7 +2,8 @@
 both verifiers' verdicts with probabilities, the simplifier's removals, the queries and the documents they
 brought, the memory's sizes, and the tokens of each step; per answer, the totals by component and the counts of
 what went wrong (bounded, never silent): judgements that could not be read, citations out of range, queries that
-could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached."""
+could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached, judge calls
+that failed, an answer left empty."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ COMPONENTS = ("sentence", "cite", "queries", "verify")
 #: what is counted when it goes wrong
 PROBLEMS = (
     "unreadable_judgements", "citations_out_of_range", "no_citation", "queries_unreadable", "retrieval_empty",
-    "unverified_sentences", "sentence_cap", "repeated_sentence",
+    "unverified_sentences", "sentence_cap", "repeated_sentence", "judge_errors", "empty_answer",
 )  # fmt: skip
 
 
@@ -65,6 +66,7 @@ class Tracer:
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
         self.end = ""  # end-marker | empty | sentence-cap | repeated
+        self.judge_error = ""  # the first failure of a judge call (its pairs: failed judgements), when one failed
         self._mark: dict[str, Usage] = {}
         self.seconds = {c: 0.0 for c in (*COMPONENTS, "retrieval")}  # wall time by component
 
@@ -97,6 +99,7 @@ class Tracer:
             "judge": {"calls": self.judge_calls, "words": self.judge_words},
             "seconds": {c: round(v, 3) for c, v in self.seconds.items()},
             "problems": dict(self.problems),
+            **({"judge_error": self.judge_error} if self.judge_error else {}),
             "end": self.end,
             "trials": sum(len(s.trials) for s in self.sentences),
             "evidence_rounds": sum(1 for s in self.sentences for t in s.trials if t.queries),

@@ -12,6 +12,7 @@ probability is at least :data:`ENTAILED_AT`; anything else is unparseable, left 
 from __future__ import annotations
 
 import contextlib
+import numbers
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
 
 from ..errors import VericiteError
@@ -27,11 +28,12 @@ Progress = Callable[[int], ContextManager[Callable[[int], None]]]
 
 
 def judgement_verdict(j: Judgement) -> bool | None:
-    """Entailed (True), not (False), or unparseable (None): status ok and probability ≥ 0.5 counts."""
+    """Entailed (True), not (False), or unparseable (None): status ok and probability ≥ 0.5 counts. A probability
+    that is not a number in [0, 1] (NaN, a string, a plugin judge's logit of 7.0) is unparseable, never a verdict."""
     p = j.probability
-    if j.status != "ok" or p is None or p != p:  # p != p: NaN
+    if j.status != "ok" or isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:  # NaN fails too
         return None
-    return p >= ENTAILED_AT
+    return bool(p >= ENTAILED_AT)
 
 
 def judge_id(judge: Any) -> str:
@@ -50,7 +52,14 @@ def judge_corpus(judge: Any, pairs: Iterable[JudgePair], *, progress: Progress |
         return judged
     with (progress(len(ordered)) if progress is not None else contextlib.nullcontext(lambda n=1: None)) as advance:
         for part in sentence_chunks(ordered, chunk):
-            judgements = judge.judge(part)
+            try:
+                judgements = judge.judge(part)
+            except VericiteError:
+                raise
+            except Exception as e:  # a judge's own failure: one line naming it (the judgements made so far are checkpointed)
+                raise VericiteError(f"judge {judge_id(judge)} failed on a call of {len(part)} pairs: {type(e).__name__}: {e}"[:500]) from e
+            if not isinstance(judgements, (list, tuple)) or not all(isinstance(j, Judgement) for j in judgements):
+                raise VericiteError(f"judge {judge_id(judge)} returned {type(judgements).__name__}, not a list of Judgements, for {len(part)} pairs")
             if len(judgements) != len(part):
                 raise VericiteError(f"judge {judge_id(judge)} returned {len(judgements)} judgements for {len(part)} pairs")
             judged.update(zip(part, judgements))

@@ -6,7 +6,7 @@ premise and hypothesis after whitespace is collapsed to single spaces, whitespac
 both ends stripped (:func:`table_key`), so the same texts written with other spacing still match. A pair the table
 does not hold is a *failed* judgement (status ``failed``, never a default verdict): metrics count it and
 ``vericite evaluate`` exits non-zero. A file that cannot be read, a line that is not such an object, or one pair
-given two different verdicts is one error line naming the file and line.
+given two different verdicts, or bytes that are not UTF-8, is one error line naming the file and line.
 """
 
 from __future__ import annotations
@@ -44,7 +44,11 @@ class TableJudge:
         self.path = p
         self.sha256 = hashlib.sha256(data).hexdigest()
         self.table: dict[tuple[str, str], bool] = {}
-        for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        for n, raw in enumerate(data.splitlines(), 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:  # read as U+FFFD it would match nothing: every pair of it a failed judgement
+                raise VericiteError(f"judge table {p}, line {n}: not UTF-8 (byte {e.start + 1} of the line); write the table as UTF-8") from None
             if not line.strip():
                 continue
             try:

@@ -201,8 +201,8 @@ def reference_answers(fields: Any) -> list[str]:
         return []
     annotations = fields.get("annotations")
     refs = [a.get("long_answer") for a in annotations if isinstance(a, dict)] if isinstance(annotations, list) else []
-    refs = [r for r in refs if isinstance(r, str)]
-    if not refs and isinstance(fields.get("answer"), str):
+    refs = [r for r in refs if isinstance(r, str) and r.strip()]  # an empty reference is none: ROUGE 0 against it is no score
+    if not refs and isinstance(fields.get("answer"), str) and fields["answer"].strip():
         refs = [fields["answer"]]
     return refs
 
@@ -213,7 +213,7 @@ def long_answers(sample: Any) -> list[str]:
     meta = sample.meta or {}
     refs = meta.get("long_answers")
     if isinstance(refs, list):
-        return [r for r in refs if isinstance(r, str)]
+        return [r for r in refs if isinstance(r, str) and r.strip()]
     return reference_answers(meta.get("alce"))
 
 

@@ -9,7 +9,8 @@ space and each comma item); an answer without a sentence is left out of both cit
 
 * none, or any ``ref >= len(docs)`` (out of range, checked before the cut): the sentence is not entailed and adds
   no citation. ``[0]`` is ``ref = -1``, which ALCE's Python reads as the *last* document: so does vericite, so
-  that its numbers are ALCE's (the format still shows ``[0]`` as out of range);
+  that its numbers are ALCE's (the format still shows ``[0]`` as out of range); with no document at all, ``[0]``
+  is out of range (ALCE's eval.py stops there with an IndexError);
 * otherwise the first ``at_most_citations`` (3) refs are used and counted; premise = each used document as
   ``"Title: {title}\\n{text}"`` joined by ``"\\n"``, hypothesis = the sentence without citations, stripped;
   recall 1 iff the judge says the premise entails it;
@@ -61,7 +62,8 @@ def plan_sentences(output: str, question: str, passages: Sequence[Any], *, qampa
     for sent in alce_sentences(output, question, qampari):
         markers = citation_numbers(sent)
         refs: list[int] | None = [n - 1 for n in markers]
-        if not refs or any(r >= len(passages) for r in refs):  # type: ignore[union-attr]
+        # ALCE's test is ref >= len(docs); [0] (ref -1) with no document at all is out of range too (ALCE: an IndexError)
+        if not refs or any(r >= len(passages) or r < -len(passages) for r in refs):  # type: ignore[union-attr]
             refs = None
         elif at_most is not None:
             refs = refs[:at_most]

@@ -34,6 +34,8 @@ the rest are; an item left out is counted by reason in the metric's ``details``,
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any, Sequence
 
 from ..attribution.sentences import split_sentences
@@ -174,7 +176,7 @@ class ConnerMetric(LMMeasures):
                     reasons[i][m] = why
             else:
                 usable.append(i)
-        counts = {"judge_calls": 0}
+        counts = {"judge_calls": 0, "unparseable_judgements": 0}
         want = set(self.names)
         if want & {"relevance"}:
             self._relevance(samples, texts, usable, values, reasons)
@@ -251,8 +253,15 @@ class ConnerMetric(LMMeasures):
             for i in usable:
                 reasons[i]["relevance"] = "no relevance model"
             return
-        logits = self.scorer.score([(samples[i].question, texts[i]) for i in usable]) if usable else []
+        logits = list(self.scorer.score([(samples[i].question, texts[i]) for i in usable])) if usable else []
+        if len(logits) != len(usable):
+            for i in usable:
+                reasons[i]["relevance"] = f"the relevance model gave {len(logits)} scores for {len(usable)} pairs"
+            return
         for i, x in zip(usable, logits):
+            if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):  # NaN was reported as 0.0
+                reasons[i]["relevance"] = f"the relevance model gave no score ({x!r})"[:120]
+                continue
             values["relevance"][i] = round(sigmoid(float(x)), 6)
 
     def _evidence(self, sample: Any, sentence: str) -> list[str]:
@@ -291,11 +300,12 @@ class ConnerMetric(LMMeasures):
                 for ev in evs:
                     j = judged[JudgePair(ev, s, question=samples[i].question)]
                     judgements[i].append({**j.to_dict(), "purpose": "factuality"})
-                    sc = j.class_scores()
-                    if j.status != "ok" or "supports" not in sc:
+                    sc = three_way(j)
+                    if sc is None:
+                        counts["unparseable_judgements"] += 1
                         continue
                     if best is None or sc["supports"] > best["supports"]:
-                        best = {k: float(sc.get(k, 0.0)) for k in LABELS}
+                        best = sc
                 if best is not None:
                     vectors.append(best)
             if not vectors:
@@ -384,12 +394,29 @@ class ConnerMetric(LMMeasures):
             for p in ps:
                 j = judged[p]
                 judgements[i].append({**j.to_dict(), "purpose": "validity"})
-                if j.status == "ok" and j.probability is not None:
+                if j.status == "ok" and _probability(j.probability):
                     probs.append(float(j.probability))
+                else:
+                    counts["unparseable_judgements"] += 1
             if probs:
                 values["validity"][i] = round(max(probs), 6)
             else:
                 reasons[i]["validity"] = "no judgement could be read"
+
+
+def _probability(v: Any) -> bool:
+    return not isinstance(v, bool) and isinstance(v, numbers.Real) and 0.0 <= v <= 1.0  # NaN fails too
+
+
+def three_way(j: Any) -> dict[str, float] | None:
+    """A judgement's probabilities of :data:`LABELS` (a class it does not give: 0), or None when it cannot be read:
+    its status not ok, no ``supports`` score, or a score that is not a number in [0, 1] (a plugin judge's logits
+    were reported as factuality 7.0)."""
+    sc = j.class_scores()
+    if j.status != "ok" or "supports" not in sc:
+        return None
+    out = {k: sc.get(k, 0.0) for k in LABELS}
+    return {k: float(v) for k, v in out.items()} if all(_probability(v) for v in out.values()) else None
 
 
 def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, **options: Any) -> ConnerMetric:

@@ -101,7 +101,7 @@ def generate_pooled(
     :func:`~vericite.runs.loop.generate_run`."""
     from ..progress import progress_bar
     from ..protocols import Closeable, SampleChecking
-    from .loop import build_method, check_failures, questions_of, summarise
+    from .loop import build_method, check_failures, check_same_questions, questions_of, summarise
     from .rundir import RunDir
 
     samples = questions_of(cfg, out, samples)
@@ -123,6 +123,8 @@ def generate_pooled(
             method.close()
 
     with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults()) as run:
+        if resume and run.done_ids:
+            check_same_questions(run, samples)
         todo = [s for s in samples if s.id not in run.done_ids]
         batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
         keys = [batch_key("generate", [s.id for s in b]) for b in batches]

@@ -82,6 +82,8 @@ def run_method(
     header.update((k, v) for k, v in method.manifest().items() if k not in header)
     header["n_samples"] = len(samples)
     with RunDir.open(out, header, resume=resume, defaults=defaults) as run:
+        if resume and run.done_ids:
+            check_same_questions(run, samples)
         todo = [s for s in samples if s.id not in run.done_ids]
         failures = consecutive = 0
         last_error = ""
@@ -113,6 +115,19 @@ def run_method(
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, max_failures, last_error)
     return manifest
+
+
+def check_same_questions(run: Any, samples: Sequence[Sample]) -> None:
+    """A resumed run's answered ids must still ask the same questions: a dataset file edited or reordered in place
+    (ids by position) would otherwise mix answers to other questions under the ids it skips."""
+    now = {s.id: s.question for s in samples}
+    for r in run.records():
+        sid = str(r.get("id"))
+        if sid in now and isinstance(r.get("question"), str) and r["question"] != now[sid]:
+            raise VericiteError(
+                f"cannot resume {run.path}: sample {sid} asked {r['question'][:60]!r} in the run, the dataset now asks "
+                f"{now[sid][:60]!r} (the dataset changed since); use another --out"
+            )
 
 
 def check_failures(manifest: dict[str, Any], max_failures: str, last_error: str = "") -> None:

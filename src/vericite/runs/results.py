@@ -67,7 +67,9 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
     task = evaluate.load_task(cfg.task)
     read = evaluate.read_answers(input_path, task)
     if not read.items:
-        raise DataError(f"{input_path}: no answer could be read ({len(read.bad)} bad lines; first: {read.bad[0]['reason'] if read.bad else 'file is empty'})")
+        if not read.bad:  # "[]", {"data": []}, an empty file or one of blank lines: nothing to read, nothing wrong in it
+            raise DataError(f"{input_path}: no answer to evaluate (it holds no item)")
+        raise DataError(f"{input_path}: no answer could be read ({len(read.bad)} bad lines; first: {read.bad[0]['reason']})")
     manifest = None
     sibling = evaluate.input_file(input_path).parent / "manifest.json"
     if sibling.is_file():

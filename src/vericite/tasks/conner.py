@@ -35,26 +35,52 @@ def conner_record(d: Any, line: int) -> Any:
         return d
     if "output" in d and "query" not in d:  # a generate record: its output is the knowledge
         return {**d, "knowledge": d.get("knowledge") if isinstance(d.get("knowledge"), list) else []}
+    if d.get("knowledge") is not None and not isinstance(d["knowledge"], str):
+        raise ValueError(f"field 'knowledge' must be the knowledge text (a string), not {type(d['knowledge']).__name__} {d['knowledge']!r}"[:200])
     if not isinstance(d.get("knowledge"), str):  # no knowledge text: a bad line ("missing field 'knowledge'")
         return {k: v for k, v in d.items() if k != "knowledge"}
+    if "query" not in d and "question" not in d:
+        raise ValueError("missing field 'query' (the query the knowledge is for)")
+    if "query" in d and not (isinstance(d["query"], str) and d["query"].strip()):  # relevance, informativeness, validity read it
+        raise ValueError(f"field 'query' must be the query the knowledge is for, a non-empty text, not {d['query']!r}"[:200])
     out: dict[str, Any] = {k: v for k, v in d.items() if k not in ("query", "knowledge", "answer", "evidence", "topic")}
     if "query" in d:
         out["question"] = d["query"]
     out["answer"] = d["knowledge"]
     out["knowledge"] = []  # the text is the answer measured; no triples
     gold = d.get("answer")
-    if isinstance(gold, str) and gold.strip():
-        out["answers"] = [[gold]]
-    elif isinstance(gold, list) and gold:
-        out["answers"] = [[str(a) for a in (g if isinstance(g, list) else [g])] for g in gold]
+    if _scalar(gold):
+        gold = [gold]
+    if isinstance(gold, list) and gold:
+        aliases = [g if isinstance(g, list) else [g] for g in gold]
+        if not all(_scalar(a) for g in aliases for a in g):
+            raise ValueError(f"field 'answer' must be a text, or a list of answers each a text or a list of its aliases, not {gold!r}"[:200])
+        aliases = [[str(a) for a in g if str(a).strip()] for g in aliases]
+        if any(aliases):
+            out["answers"] = [g for g in aliases if g]
     ev = d.get("evidence")
     if isinstance(ev, str):
         ev = [ev]
     if isinstance(ev, list):
-        out["passages"] = [{"id": str(j + 1), "text": e if isinstance(e, str) else str((e or {}).get("text", ""))} for j, e in enumerate(ev)]
+        texts = [e if isinstance(e, str) else e.get("text") if isinstance(e, dict) else None for e in ev]
+        if not all(isinstance(t, str) for t in texts):  # {"text": null} was read as the text "None"
+            bad = next(e for e, t in zip(ev, texts) if not isinstance(t, str))
+            raise ValueError(f"field 'evidence' must be a list of texts or of objects with a 'text' string, not one item {bad!r}"[:200])
+        out["passages"] = [{"id": str(j + 1), "text": t} for j, t in enumerate(texts)]
+    elif ev is not None:
+        raise ValueError(f"field 'evidence' must be a list of texts or of objects with a 'text' string, not {ev!r}"[:200])
+    if d.get("meta") is not None and not isinstance(d["meta"], dict):
+        raise ValueError(f"field 'meta' must be an object, not {type(d['meta']).__name__} {d['meta']!r}"[:200])
+    if d.get("topic") is not None and not isinstance(d["topic"], str):  # informativeness's prefix reads "Topic: {topic}"
+        raise ValueError(f"field 'topic' must be a text (the Wikipedia topic), not {type(d['topic']).__name__} {d['topic']!r}"[:200])
     if d.get("topic"):
         out["meta"] = {**(d.get("meta") or {}), "topic": d["topic"]}
     return out
+
+
+def _scalar(v: Any) -> bool:
+    """A gold answer's alias as a line may give it: a text, or a number (7 is the answer "7")."""
+    return isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
 class ConnerTask:

@@ -23,7 +23,9 @@ class QAPair:
         """Read ``{question, short_answers, ...}``; ASQA's other fields (``context``, ``wikipage``) are left out."""
         if not isinstance(d, Mapping) or not isinstance(d.get("question"), str):
             raise ValueError(f"a QA pair needs a 'question' string: {d!r}"[:200])
-        return cls(d["question"], tuple(_strings(d.get("short_answers") or [], "short_answers")))
+        if d.get("short_answers") is None:  # scored as "no answer found", STR-EM's silent 0 (ALCE's eval.py: a KeyError)
+            raise ValueError(f"a QA pair needs its 'short_answers' (a list of strings): {d!r}"[:200])
+        return cls(d["question"], tuple(_nonempty(_strings(d["short_answers"], "short_answers"), "short_answers")))
 
 
 def _strings(v: Any, key: str) -> list[str]:
@@ -32,9 +34,17 @@ def _strings(v: Any, key: str) -> list[str]:
     return list(v)
 
 
+def _nonempty(v: list[str], key: str) -> list[str]:
+    """Gold texts must say something: an empty short answer is in every output (ALCE's STR-EM: always found), an
+    empty claim is entailed by anything; either would be a silent pass."""
+    if any(not x.strip() for x in v):
+        raise ValueError(f"field {key!r} holds an empty text: {v!r}"[:200])
+    return v
+
+
 def _aliases(v: Any) -> list[str]:
-    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-        raise ValueError(f"each answer in field 'answers' must be a non-empty list of its aliases (strings), not {v!r}"[:200])
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v) or not any(x.strip() for x in v):
+        raise ValueError(f"each answer in field 'answers' must be a non-empty list of its aliases (strings, one not empty), not {v!r}"[:200])
     return list(v)
 
 
@@ -118,5 +128,5 @@ class Sample:
             passages=[Passage.from_dict(p) for p in records(docs_key, "passages") or []],
             answers=None if answers is None else [_aliases(a) for a in answers],
             qa_pairs=None if qa_pairs is None else [QAPair.from_dict(q) for q in qa_pairs],
-            claims=None if claims is None else _strings(claims, "claims"),
+            claims=None if claims is None else _nonempty(_strings(claims, "claims"), "claims"),
         )

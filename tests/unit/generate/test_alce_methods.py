@@ -252,7 +252,7 @@ def test_documents_are_retrieved_for_questions_without_them(list_retriever):
     assert [p["text"] for p in given["passages"]] == [BERLIN.text] and "retrieval" not in given
     forced = method("vanilla", fake, ndoc=2, shot=0, subtask="asqa", index="x", retriever="test-list", documents="retrieve")
     assert [p["text"] for p in forced.answer(sample([BERLIN], question="France or Italy?"))["passages"]] == [PARIS.text, ROME.text]
-    assert m.summarise([record, given])["retrieved"] == {"questions": 1, "short_of_ndoc": 1}
+    assert m.summarise([record, given])["retrieved"] == {"questions": 1, "short_of_ndoc": 1, "none_found": 0}
 
 
 class SearchingRetriever(ListRetriever):

@@ -50,3 +50,13 @@ def test_a_missing_file_or_spec(tmp_path):
         create("judges", f"table:{tmp_path / 'none.jsonl'}")
     with pytest.raises(VericiteError, match="needs its file"):
         create("judges", "table")
+
+
+def test_bytes_not_utf8_are_one_line_not_a_table_that_matches_nothing(tmp_path):
+    # read as U+FFFD, "café" never matched its pair: every judgement of it failed, with no word on why
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b'{"premise": "a", "hypothesis": "b", "entailed": true}\n{"premise": "caf\xe9", "hypothesis": "b", "entailed": true}\n')
+    with pytest.raises(VericiteError, match=r"t.jsonl, line 2: not UTF-8 \(byte 17 of the line\)"):
+        TableJudge(f)
+    f.write_bytes('{"premise": "caf\u00e9", "hypothesis": "b", "entailed": true}\r\n'.encode())  # UTF-8, CRLF: read
+    assert TableJudge(f).judge([JudgePair("caf\u00e9", "b")])[0].label == "supported"

@@ -35,7 +35,7 @@ from ...types import Passage
 from . import bm25 as bm25_part
 from . import dense as dense_mod
 from .dense import build_parts, join_parts
-from .index import FORMAT, FUSION_DEPTH, RRF_K, VERSION, IndexUnusable, passage_text, read_meta
+from .index import FORMAT, FUSION_DEPTH, RRF_K, VERSION, IndexUnusable, PassageIndex, passage_text, read_meta
 from .loaders import PASSAGE_WORDS, CorpusReport, passages
 
 PASSAGE_FILES = ("passages.jsonl", "offsets.npy", "ids.json")
@@ -143,8 +143,9 @@ def build_index(
         todo = [r for r in wanted if r not in kept]
         base = folder if meta is not None else folder / ".build"
         result = BuildResult(folder, passages=0, kept=kept)
+        if meta is not None:  # what is there must be whole before anything is added to it or it is called built
+            result.passages = len(PassageIndex(folder).check())
         if not todo and meta is not None:
-            result.passages = max(0, len(np.load(folder / "offsets.npy", mmap_mode="r")) - 1)
             return result
         work = folder / ".build"
         state = {"format": FORMAT, "version": VERSION, "sha256": source.get("sha256"), "passage_words": passage_words,
@@ -168,8 +169,6 @@ def build_index(
             if result.passages == 0:
                 raise IndexUnusable(f"no passage to index in {source.get('source')}: {_problems(result.report)}")
             say(f"read {result.report.documents:,} documents, {result.passages:,} passages in {result.seconds['passages']:.1f} s")
-        else:
-            result.passages = max(0, len(np.load(folder / "offsets.npy", mmap_mode="r")) - 1)
         n = result.passages
         retriever_meta: dict[str, Any] = {}
         if "bm25" in todo:

@@ -13,15 +13,17 @@ Layout of ``DIR`` (written by ``build.py``; ``index.json`` last, so a folder wit
     bad_items.jsonl   what the corpus file held that could not be indexed, one problem a line
 
 An index of another format version is refused in one line (rebuild it); so is an incomplete one (an
-interrupted build: run the same ``vericite docs index`` again to resume it).
+interrupted build: run the same ``vericite docs index`` again to resume it), and a damaged one (a file of it
+missing, cut short or not what it should be: :meth:`PassageIndex.reading`).
 """
 
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -54,7 +56,7 @@ def read_meta(folder: Path) -> dict[str, Any] | None:
     try:
         meta = json.loads(f.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise IndexUnusable(f"{f} cannot be read ({type(e).__name__}): rebuild the index with vericite docs index") from None
+        raise IndexUnusable(f"{f} cannot be read ({type(e).__name__}): rebuild the index with vericite docs index FILE --index DIR (into a new folder)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise IndexUnusable(f"{folder} is not a vericite document index (its index.json says format {meta.get('format') if isinstance(meta, dict) else None!r})")
     if meta.get("version") != VERSION:
@@ -77,7 +79,36 @@ class PassageIndex:
                 raise IndexUnusable(f"index {self.folder} is incomplete (its build was interrupted): run the same vericite docs index command again to resume it")
             raise IndexUnusable(f"no document index in {self.folder}: build one with vericite docs index FILE --index {self.folder}")
         self.meta = meta
-        self._offsets = np.load(self.folder / "offsets.npy", mmap_mode="r")
+        with self.reading("offsets.npy"):
+            self._offsets = np.load(self.folder / "offsets.npy", mmap_mode="r")
+
+    @contextmanager
+    def reading(self, what: str) -> Iterator[None]:
+        """Reading the index's file or folder ``what``: a file missing, cut short, or not what ``build.py`` wrote
+        (a damaged folder, or one written by hand) is one :class:`IndexUnusable` line, not a traceback. ``EOFError``
+        (an empty .npy) is caught too: click would print it as "Aborted!"."""
+        try:
+            yield
+        except IndexUnusable:
+            raise
+        except (OSError, ValueError, EOFError, IndexError, KeyError) as e:
+            detail = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            raise IndexUnusable(
+                f"index {self.folder} is damaged ({what}: {detail[:200]}): rebuild it with vericite docs index FILE --index DIR (into a new folder)"
+            ) from None
+
+    def check(self) -> "PassageIndex":
+        """Open every part the index says it has (and its first and last passage): a damaged one is an
+        :class:`IndexUnusable` line now, not a surprise at the first search."""
+        with self.reading("ids.json"):
+            if len(self.ids) != len(self):
+                raise ValueError(f"{len(self.ids)} ids for {len(self)} passages")
+        if len(self):
+            self.passages([0, len(self) - 1])
+        for part in self.meta.get("retrievers", {}):
+            if part in ("bm25", "dense"):
+                getattr(self, part)
+        return self
 
     def __len__(self) -> int:
         return max(0, len(self._offsets) - 1)
@@ -89,14 +120,11 @@ class PassageIndex:
         return built + (("hybrid",) if {"bm25", "dense"} <= set(built) else ())
 
     def passage(self, row: int) -> Passage:
-        start, end = int(self._offsets[row]), int(self._offsets[row + 1])
-        with open(self.folder / "passages.jsonl", "rb") as f:
-            f.seek(start)
-            return Passage.from_dict(json.loads(f.read(end - start)))
+        return self.passages([row])[0]
 
     def passages(self, rows: Any) -> list[Passage]:
         out = []
-        with open(self.folder / "passages.jsonl", "rb") as f:
+        with self.reading("passages.jsonl"), open(self.folder / "passages.jsonl", "rb") as f:
             for row in rows:
                 start, end = int(self._offsets[row]), int(self._offsets[row + 1])
                 f.seek(start)
@@ -105,7 +133,11 @@ class PassageIndex:
 
     @cached_property
     def ids(self) -> list[str | None]:
-        return json.loads((self.folder / "ids.json").read_text(encoding="utf-8"))
+        with self.reading("ids.json"):
+            ids = json.loads((self.folder / "ids.json").read_text(encoding="utf-8"))
+            if not isinstance(ids, list):
+                raise ValueError(f"a list of passage ids expected, found {type(ids).__name__}")
+            return ids
 
     @cached_property
     def rows_by_id(self) -> dict[str, int]:
@@ -136,11 +168,13 @@ class PassageIndex:
         from .bm25 import BM25Part
 
         self.require("bm25")
-        return BM25Part(self.folder / "bm25")
+        with self.reading("bm25/"):
+            return BM25Part(self.folder / "bm25")
 
     @cached_property
     def dense(self) -> Any:
         from .dense import DenseVectors
 
         self.require("dense")
-        return DenseVectors(self.folder / "dense" / "vectors.npy")
+        with self.reading("dense/vectors.npy"):
+            return DenseVectors(self.folder / "dense" / "vectors.npy")

@@ -107,12 +107,16 @@ class IndexRetriever:
         from .dense import embed_query
 
         if self.kind in ("bm25", "hybrid"):
-            rows, scores = self.index.bm25.search(query, depth if self.kind == "bm25" else self.depth)
+            bm25 = self.index.bm25
+            with self.index.reading("bm25/"):
+                rows, scores = bm25.search(query, depth if self.kind == "bm25" else self.depth)
             lexical = list(zip(rows.tolist(), scores.tolist()))
             if self.kind == "bm25":
                 return lexical
         vector = embed_query(self.embedder, query)
-        rows, scores = self.index.dense.search(vector, depth if self.kind == "dense" else self.depth, self.index.live)
+        dense, live = self.index.dense, self.index.live
+        with self.index.reading("dense/vectors.npy"):
+            rows, scores = dense.search(vector, depth if self.kind == "dense" else self.depth, live)
         semantic = list(zip(rows.tolist(), scores.tolist()))
         if self.kind == "dense":
             return semantic
