@@ -158,3 +158,14 @@ def test_an_option_newer_than_the_folder_is_the_same_run_at_its_default(tmp_path
     assert folder(tmp_path) == before
     r = generate(tmp_path, files, "--resume")
     assert r.exit_code == 0, r.output
+
+
+def test_a_dataset_edited_in_place_is_refused_with_the_folder_untouched(tmp_path, files):
+    """Same path, another question under an id already answered: one line, and not even the manifest rewritten
+    (no "running" status, no resumed time added)."""
+    assert generate(tmp_path, files, "--limit", 1).exit_code == 0
+    before = folder(tmp_path)
+    data, prompt = files
+    data.write_text(json.dumps([{**QUESTIONS[0], "question": "Who sang song 0?"}, *QUESTIONS[1:]]), encoding="utf-8")
+    refused(generate(tmp_path, files, "--resume"), "dataset changed", "q0")
+    assert folder(tmp_path) == before

@@ -122,9 +122,8 @@ def generate_pooled(
         if isinstance(method, Closeable):
             method.close()
 
-    with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults()) as run:
-        if resume and run.done_ids:
-            check_same_questions(run, samples)
+    same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
+    with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults(), check=same_questions) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
         batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
         keys = [batch_key("generate", [s.id for s in b]) for b in batches]

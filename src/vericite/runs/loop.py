@@ -81,9 +81,8 @@ def run_method(
     header: dict[str, Any] = {"kind": kind, "config": dict(config)}
     header.update((k, v) for k, v in method.manifest().items() if k not in header)
     header["n_samples"] = len(samples)
-    with RunDir.open(out, header, resume=resume, defaults=defaults) as run:
-        if resume and run.done_ids:
-            check_same_questions(run, samples)
+    same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
+    with RunDir.open(out, header, resume=resume, defaults=defaults, check=same_questions) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
         failures = consecutive = 0
         last_error = ""

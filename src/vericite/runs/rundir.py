@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .. import __version__, jsonl
 from ..errors import DataError, VericiteError
@@ -47,9 +47,13 @@ class RunDir:
         self._lock = lock
 
     @classmethod
-    def open(cls, out: str | Path, manifest: Mapping[str, Any], resume: bool = False, defaults: Mapping[str, Any] | None = None) -> "RunDir":
+    def open(
+        cls, out: str | Path, manifest: Mapping[str, Any], resume: bool = False, defaults: Mapping[str, Any] | None = None, check: Callable[["RunDir"], None] | None = None
+    ) -> "RunDir":
         """``defaults``: the config's defaults (its own and its method's options): a key the folder's config lacks
-        (written before that option existed) is the same when the new config holds its default."""
+        (written before that option existed) is the same when the new config holds its default. ``check``: called
+        with the folder as it is (nothing written yet) when a run is resumed, after the config and the method were
+        found the same; what it raises refuses the resume with the folder untouched."""
         path = Path(out)
         if resume and not path.exists():
             raise VericiteError(f"nothing to resume: {path} does not exist")
@@ -60,13 +64,13 @@ class RunDir:
             raise VericiteError(f"cannot create --out {path}: {e.strerror or e}") from None
         lock = PathLock(path / LOCK, f"run folder {path}").acquire()
         try:
-            return cls._open_locked(path, dict(manifest), resume, lock, defaults or {})
+            return cls._open_locked(path, dict(manifest), resume, lock, defaults or {}, check)
         except BaseException:
             lock.release()
             raise
 
     @classmethod
-    def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock, defaults: Mapping[str, Any]) -> "RunDir":
+    def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock, defaults: Mapping[str, Any], check: Any = None) -> "RunDir":
         existing = path / MANIFEST
         if existing.exists() or (path / SAMPLES).exists():
             if not resume:
@@ -77,6 +81,8 @@ class RunDir:
                 raise DataError(f"cannot resume: {existing} is missing or unreadable") from None
             cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults)
             cls._check_same_method(old, manifest, path)
+            if check is not None:
+                check(cls(path, old))
             manifest["started"] = old.get("started", manifest.get("started"))
             manifest["resumed"] = list(old.get("resumed", [])) + [time.strftime("%Y-%m-%dT%H:%M:%S")]
             jsonl.cut_torn_line(path / SAMPLES)
