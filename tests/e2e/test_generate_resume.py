@@ -169,3 +169,28 @@ def test_a_dataset_edited_in_place_is_refused_with_the_folder_untouched(tmp_path
     data.write_text(json.dumps([{**QUESTIONS[0], "question": "Who sang song 0?"}, *QUESTIONS[1:]]), encoding="utf-8")
     refused(generate(tmp_path, files, "--resume"), "dataset changed", "q0")
     assert folder(tmp_path) == before
+
+
+def test_an_index_rebuilt_in_place_from_another_corpus_is_refused(tmp_path, files):
+    """Same --index path, other documents in it: the manifest's index_corpus (the corpus's sha256, the passages)
+    differs."""
+    import shutil
+
+    def index(texts):
+        corpus = tmp_path / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps({"id": f"d{i}", "title": f"T{i}", "text": t}) + "\n" for i, t in enumerate(texts)), encoding="utf-8")
+        shutil.rmtree(tmp_path / "idx", ignore_errors=True)
+        r = CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"])
+        assert r.exit_code == 0, r.output
+
+    index(["Paul Simon wrote song 0.", "Paul Simon wrote song 1."])
+    extra = ["--index", tmp_path / "idx", "--method-arg", "documents=retrieve"]
+    assert generate(tmp_path, files, "--limit", 1, *extra, method="vanilla").exit_code == 0
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["index_corpus"]["passages"] == 2 and len(manifest["index_corpus"]["sha256"]) == 64
+    before = folder(tmp_path)
+    assert generate(tmp_path, files, "--limit", 2, *extra, "--resume", method="vanilla").exit_code == 0  # the same index: goes on
+    index(["Art Garfunkel sang song 0.", "Art Garfunkel sang song 1.", "Nobody wrote song 2."])
+    before = folder(tmp_path)
+    refused(generate(tmp_path, files, "--resume", *extra, method="vanilla"), "index_corpus")
+    assert folder(tmp_path) == before

@@ -306,6 +306,11 @@ class AlceMethod:
             "retrieval_depth": self.retrieval_depth() if self.retriever is not None and self.opts.documents != "given" else None,
             "params": self.params.to_dict(),
         }
+        if self.retriever is not None and self.opts.documents != "given":
+            from ..knowledge.docs.retrievers import corpus_identity
+
+            if (corpus := corpus_identity(self.retriever)) is not None:
+                m["index_corpus"] = corpus  # an index rebuilt in place is another retrieval (generate --resume)
         if self.use_shorter:
             o = self.opts
             m["shorter"] = {"use": self.use_shorter, "prompt": P.SHORTER_PROMPT_IDS[self.use_shorter], "pool": o.shorter_pool, "max_tokens": o.shorter_max_tokens, "temperature": o.shorter_temperature}  # type: ignore[attr-defined]

@@ -228,10 +228,19 @@ class ConnerKnowledge:
             "source": self.opts.source,
             "shot": self.opts.shot,
             "index": self.opts.index,
+            **({"index_corpus": corpus} if (corpus := self._index_corpus()) is not None else {}),
             "seed": self.seed,
             "params": self.params.to_dict(),
             **({"selection": sel} if (sel := self._selection_manifest()) else {}),
         }
+
+    def _index_corpus(self) -> dict[str, Any] | None:
+        """What the index retrieved from holds (an index rebuilt in place is another retrieval: generate --resume)."""
+        if self.retriever is None:
+            return None
+        from ..knowledge.docs.retrievers import corpus_identity
+
+        return corpus_identity(self.retriever)
 
     def _selection_manifest(self) -> dict[str, Any]:
         """CONNER §5's settings (r, m, n, top-p, γ and the models of Q_know), and the demonstration pool."""

@@ -287,6 +287,9 @@ class VtgMethod:
 
     def manifest(self) -> dict[str, Any]:
         o = self.opts
+        from ..knowledge.docs.retrievers import corpus_identity
+
+        corpus = corpus_identity(self.retriever) if self.retriever is not None else None
         return {
             "method": self.id,
             "model": self.backend.identity().to_dict(),
@@ -306,6 +309,7 @@ class VtgMethod:
             "memory": "triples (KaLMA's retrieval over the store)" if self.kg_retriever is not None else "documents (triples for questions that carry only triples)",
             "evidence_search": "index" if self.retriever is not None else "the question's own documents (tfidf@1)",
             "params": {"sentence": self.params.to_dict(), "cite": self.cite_params.to_dict(), "queries": self.query_params.to_dict()},
+            **({"index_corpus": corpus} if corpus is not None else {}),  # an index rebuilt in place is another retrieval
         }  # fmt: skip
 
     def close(self) -> None:

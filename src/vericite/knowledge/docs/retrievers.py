@@ -102,6 +102,12 @@ class IndexRetriever:
             out.update(rerank=self.scorer.id, rerank_depth=self.rerank_depth)
         return out
 
+    def corpus_identity(self) -> dict[str, Any]:
+        """What the index holds, as a run's manifest records it (``generate --resume`` compares it: an index rebuilt
+        in place from another corpus is another retrieval): the corpus file's sha256 and the passages indexed."""
+        corpus = self.index.meta.get("corpus") or {}
+        return {"sha256": corpus.get("sha256"), "passages": corpus.get("passages")}
+
     def ranked(self, query: str, depth: int) -> list[tuple[int, float]]:
         """``(passage row, score)`` of the first stage, best first, at most ``depth``."""
         from .dense import embed_query
@@ -138,6 +144,12 @@ class IndexRetriever:
     def retrieve(self, question: str) -> PassageRetrieval:
         found = self.search(question)
         return PassageRetrieval(question, [p for p, _ in found], [s for _, s in found], self.id)
+
+
+def corpus_identity(retriever: Any) -> dict[str, Any] | None:
+    """``retriever``'s :meth:`IndexRetriever.corpus_identity` (None: no retriever, or one that reads no index)."""
+    ident = getattr(retriever, "corpus_identity", None)
+    return ident() if callable(ident) else None
 
 
 def _factory(kind: str) -> Any:
