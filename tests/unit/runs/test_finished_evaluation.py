@@ -1,0 +1,33 @@
+"""``run --resume``'s level evaluation (runs/runner.py ``finished_evaluation``): a level evaluated with the same task
+options is read back; with other ones (``alce-asqa:at_most_citations=1`` over the default) it is evaluated again,
+its results.json removed first, nothing of the old checkpoint reused."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from vericite.evaluate.checkpoint import AnswerCheckpoint
+from vericite.registry import create
+from vericite.runs.runner import finished_evaluation
+
+
+def test_other_task_options_evaluate_a_finished_level_again(tmp_path):
+    level = tmp_path / "level-0"
+    (level / "eval").mkdir(parents=True)
+    (level / "samples.jsonl").write_text(json.dumps({"id": "q0", "question": "?", "output": "a"}) + "\n", encoding="utf-8")
+    cfg = SimpleNamespace(judge="fake", threads=None, resamples=10, seed=0)
+    default = create("tasks", "alce-asqa")
+    ck = finished_evaluation(level, cfg, default, None, resume=False)
+    assert isinstance(ck, AnswerCheckpoint)
+    ck.add(0, "q0", {"x": 1}, [])
+    (level / "eval" / "results.json").write_text(json.dumps({"config": {"resamples": 10, "seed": 0}}), encoding="utf-8")
+    (level / "eval" / "samples.jsonl").write_text("{}\n", encoding="utf-8")
+
+    again = finished_evaluation(level, cfg, create("tasks", "alce-asqa:at_most_citations=3"), None, resume=True)  # the default spelled out
+    assert isinstance(again, tuple)  # read back: (results, records)
+
+    other = finished_evaluation(level, cfg, create("tasks", "alce-asqa:at_most_citations=1"), None, resume=True)
+    assert isinstance(other, AnswerCheckpoint) and other.done == {}  # evaluated again from scratch
+    assert not (level / "eval" / "results.json").exists()
+    assert json.loads((level / "eval" / ".evaluate-answers.jsonl").read_text().splitlines()[0])["config"]["task_options"] == {"at_most_citations": 1}
