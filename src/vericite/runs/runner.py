@@ -12,7 +12,9 @@ calls go through the cache, so rerunning an interrupted ``vericite run ... --res
 level whose evaluation finished with the same evaluation settings and answers (``level-<x>/eval/.evaluate-answers.jsonl``'s
 first line; with the same bootstrap) is read back, not evaluated again; a level cut while it was evaluated (or
 whose bootstrap changed) goes on from its checkpoint
-(``evaluate/checkpoint.py``); a level whose evaluation settings changed (another judge) is evaluated again.
+(``evaluate/checkpoint.py``); a level whose evaluation settings changed (another judge, other task options) is
+evaluated again. A level's generation is continued only with the settings and method its manifest records
+(``RunDir``: another method version, prompt file or model is one line, the run stopped).
 """
 
 from __future__ import annotations
