@@ -43,31 +43,28 @@ DEFAULT_SCORER_N_CTX = 512
 MIB = 1 << 20
 
 
+def _env_int(name: str, default: int, least: int, what: str) -> int:
+    """The whole number in ``$name`` (``default`` when unset or blank); at least ``least``, else one clear error."""
+    env = os.environ.get(name, "").strip()
+    if not env:
+        return default
+    try:
+        n = int(env)
+    except ValueError:
+        raise BackendError(f"{name} must be a whole number{what}, not {env!r}") from None
+    if n < least:
+        raise BackendError(f"{name} must be {'0 (off) or more' if least == 0 else f'at least {least}'}, not {n}")
+    return n
+
+
 def default_threads() -> int:
-    env = os.environ.get("VERICITE_THREADS", "").strip()
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise BackendError(f"VERICITE_THREADS must be a whole number, not {env!r}") from None
-        if n < 1:
-            raise BackendError(f"VERICITE_THREADS must be at least 1, not {n}")
-        return n
-    return 2
+    """``$VERICITE_THREADS``, else 2."""
+    return _env_int("VERICITE_THREADS", 2, 1, "")
 
 
 def default_state_cache_mb() -> int:
     """``$VERICITE_STATE_CACHE_MB`` (MiB of llama.cpp states kept for prefix reuse), else 0 (off)."""
-    env = os.environ.get("VERICITE_STATE_CACHE_MB", "").strip()
-    if not env:
-        return 0
-    try:
-        n = int(env)
-    except ValueError:
-        raise BackendError(f"VERICITE_STATE_CACHE_MB must be a whole number of MiB, not {env!r}") from None
-    if n < 0:
-        raise BackendError(f"VERICITE_STATE_CACHE_MB must be 0 (off) or more, not {n}")
-    return n
+    return _env_int("VERICITE_STATE_CACHE_MB", 0, 0, " of MiB")
 
 
 def _import_llama_cpp() -> Any:
