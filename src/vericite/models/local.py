@@ -39,15 +39,17 @@ def from_spec(arg: str, *, ctx: Any, name: str | None = None, sha256: str | None
     kw: dict[str, Any] = {"name": name or f"llamacpp:{arg}"}
     if sha256 is not None:
         kw["sha256"] = sha256
+    from .llamacpp import LlamaCppBackend, default_state_cache_mb  # imports numpy; llama_cpp itself only when the backend is made
+
+    # $VERICITE_STATE_CACHE_MB is a setting of the instance too: an instance made before it changed is not shared
+    env = () if "state_cache_mb" in options else (("env_state_cache_mb", default_state_cache_mb()),)
     try:
-        key: tuple[Any, ...] | None = (str(path), ctx.threads, tuple(sorted(options.items())), tuple(sorted(kw.items())))
+        key: tuple[Any, ...] | None = (str(path), ctx.threads, tuple(sorted(options.items())), tuple(sorted(kw.items())), env)
         hash(key)
     except TypeError:
         key = None
     if key is not None and key in _LOCAL:
         return _LOCAL[key]
-    from .llamacpp import LlamaCppBackend  # imports numpy; llama_cpp itself only when the backend is made
-
     backend = LlamaCppBackend(str(path), n_threads=ctx.threads, **kw, **options)
     if key is not None:
         _LOCAL[key] = backend

@@ -152,3 +152,9 @@ def test_local_weights_are_loaded_once_per_process(monkeypatch, tmp_path):
     c = models.load_model(f"llamacpp:{gguf}", threads=1, cache=False)
     assert a is b and c is not a and len(made) == 2
     assert made[1] == (str(gguf), {"n_threads": 1, "name": f"llamacpp:{gguf}"})
+    # $VERICITE_STATE_CACHE_MB is part of the instance's settings: set after a load, it gets its own instance
+    monkeypatch.setenv("VERICITE_STATE_CACHE_MB", "64")
+    d = models.load_model(f"llamacpp:{gguf}", cache=False)
+    assert d is not a and len(made) == 3 and models.load_model(f"llamacpp:{gguf}", cache=False) is d
+    e = models.load_model(f"llamacpp:{gguf}", cache=False, state_cache_mb=0)  # given explicitly: the env is not read
+    assert e is not a and e is not d and len(made) == 4
