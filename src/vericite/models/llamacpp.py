@@ -25,7 +25,6 @@ What matters here (docs/models.md):
 
 from __future__ import annotations
 
-import ctypes
 import inspect
 import os
 import threading
@@ -37,34 +36,11 @@ import numpy as np
 
 from ..errors import BackendError, ModelUnavailableError, did_you_mean
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
+from .llamacpp_state import default_state_cache_mb, default_threads, load_kv_state, save_kv_state
 
 DEFAULT_N_CTX = 4096
 DEFAULT_SCORER_N_CTX = 512
 MIB = 1 << 20
-
-
-def _env_int(name: str, default: int, least: int, what: str) -> int:
-    """The whole number in ``$name`` (``default`` when unset or blank); at least ``least``, else one clear error."""
-    env = os.environ.get(name, "").strip()
-    if not env:
-        return default
-    try:
-        n = int(env)
-    except ValueError:
-        raise BackendError(f"{name} must be a whole number{what}, not {env!r}") from None
-    if n < least:
-        raise BackendError(f"{name} must be {'0 (off) or more' if least == 0 else f'at least {least}'}, not {n}")
-    return n
-
-
-def default_threads() -> int:
-    """``$VERICITE_THREADS``, else 2."""
-    return _env_int("VERICITE_THREADS", 2, 1, "")
-
-
-def default_state_cache_mb() -> int:
-    """``$VERICITE_STATE_CACHE_MB`` (MiB of llama.cpp states kept for prefix reuse), else 0 (off)."""
-    return _env_int("VERICITE_STATE_CACHE_MB", 0, 0, " of MiB")
 
 
 def _import_llama_cpp() -> Any:
@@ -102,30 +78,12 @@ def _counting_llama_class() -> Any:
             return super().eval(tokens)
 
         def save_state(self) -> Any:
-            if self._logits_all:
-                return super().save_state()
-            # the KV cache (and what llama.cpp keeps with it), not the n_batch x n_vocab `scores` array, which
-            # sampling does not read when logits_all=False
-            size = int(llama_cpp.llama_state_get_size(self.ctx))
-            buf = (ctypes.c_uint8 * size)()
-            n = int(llama_cpp.llama_state_get_data(self.ctx, buf, size))
-            if n > size:
-                raise RuntimeError("llama.cpp: the state is larger than its size")
-            return llama_cpp.LlamaState(
-                input_ids=self.input_ids.copy(), scores=np.zeros((0, 0), dtype=np.single), n_tokens=self.n_tokens,
-                llama_state=bytes(memoryview(buf)[:n]), llama_state_size=n, seed=self._seed,
-            )
+            return super().save_state() if self._logits_all else save_kv_state(llama_cpp, self)
 
         def load_state(self, state: Any) -> None:
             if self._logits_all:
                 return super().load_state(state)
-            self.input_ids = state.input_ids.copy()
-            self.n_tokens = state.n_tokens
-            self._requires_eval = True  # the next prompt decodes at least one token before sampling
-            self._seed = state.seed
-            buf = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
-            if llama_cpp.llama_state_set_data(self.ctx, buf, state.llama_state_size) != state.llama_state_size:
-                raise RuntimeError("llama.cpp could not restore a cached state")
+            load_kv_state(llama_cpp, self, state)
             self.restored_states += 1
             self.restored_tokens += int(state.n_tokens)
 
