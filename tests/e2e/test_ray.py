@@ -327,19 +327,25 @@ def test_workers_without_ray_is_one_line(tmp_path):
     assert r.exit_code != 0 and "--workers needs --ray" in r.output and "Traceback" not in r.output
 
 
+def kill_driver_after(args, env, checkpoint, lines):
+    """Start ``python args...`` in its own session and SIGKILL it (the driver only: Ray's own processes notice it
+    is gone) once ``checkpoint`` holds ``lines`` lines, or after 120 s."""
+    p = subprocess.Popen([sys.executable, *map(str, args)], env=env, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < lines):
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+
+
 @pytest.mark.slow  # two Ray starts of its own, about a minute on two cores
 def test_killed_driver_resumes_with_nothing_lost_or_answered_twice(tmp_path):
     requires("ray")
     script, out, calls = tmp_path / "run.py", tmp_path / "r", tmp_path / "calls.txt"
     script.write_text(SLOW_RAY_RUN)
     env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
-    p = subprocess.Popen([sys.executable, str(script), str(out), str(calls)], env=env, start_new_session=True)
     checkpoint = out / ".ray-calls.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 3):
-        time.sleep(0.05)
-    os.kill(p.pid, signal.SIGKILL)  # the driver only: Ray's own processes notice it is gone
-    p.wait()
+    kill_driver_after([script, out, calls], env, checkpoint, 3)
     checkpointed = {o["id"] for line in checkpoint.read_text().splitlines() if line.strip() for o in json.loads(line)["result"]}
     written = [json.loads(l)["id"] for l in (out / "samples.jsonl").read_text().splitlines()]
     assert 3 <= len(checkpointed) < 40 and len(written) < 40, "the driver should have been killed mid-way"
@@ -364,13 +370,8 @@ def test_killed_evaluate_driver_resumes_with_nothing_lost_or_judged_twice(tmp_pa
     script, out, calls = tmp_path / "run.py", tmp_path / "r", tmp_path / "calls.txt"
     script.write_text(SLOW_RAY_EVALUATE)
     env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
-    p = subprocess.Popen([sys.executable, str(script), str(out), str(calls), str(a)], env=env, start_new_session=True)
     checkpoint = out / ".evaluate-answers.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 5):
-        time.sleep(0.05)
-    os.kill(p.pid, signal.SIGKILL)  # the driver only: Ray's own processes notice it is gone
-    p.wait()
+    kill_driver_after([script, out, calls, a], env, checkpoint, 5)
     kept = {json.loads(l)["answer"] for l in checkpoint.read_text().splitlines()[1:] if l.strip()}
     assert 4 <= len(kept) < 24 and not (out / "results.json").exists(), "the driver should have been killed mid-way"
     scored_before = calls.read_text().split()
