@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from vericite.cli.main import cli
 from vericite.datasets.alce import read_alce
 
-from tests.unit.generate.test_alce_prompts import TINY
+from tests.support.alce import write_alce_files
 
 ITEMS = [
     {
@@ -32,11 +32,7 @@ def run(*args):
 
 @pytest.fixture
 def files(tmp_path):
-    data = tmp_path / "asqa_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    prompt = tmp_path / "prompt.json"
-    prompt.write_text(json.dumps(TINY), encoding="utf-8")
-    return data, prompt
+    return write_alce_files(tmp_path, ITEMS)
 
 
 @pytest.mark.parametrize("method", ["vanilla", "summ", "snippet", "rerank", "closedbook"])

@@ -10,7 +10,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.support.alce import TINY
+from tests.support.alce import TINY, write_alce_files
 from vericite.cli.main import cli
 from vericite.errors import VericiteError
 from vericite.fakes import pipeline as fake_pipeline
@@ -26,11 +26,7 @@ QUESTIONS = [{"sample_id": f"q{i}", "question": f"Who wrote song {i}?", "docs": 
 
 @pytest.fixture
 def files(tmp_path):
-    data = tmp_path / "asqa_eval.json"
-    data.write_text(json.dumps(QUESTIONS), encoding="utf-8")
-    prompt = tmp_path / "prompt.json"
-    prompt.write_text(json.dumps(TINY), encoding="utf-8")
-    return data, prompt
+    return write_alce_files(tmp_path, QUESTIONS)
 
 
 def generate(tmp_path, files, *extra, method="summ"):

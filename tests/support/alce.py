@@ -1,8 +1,10 @@
 """What the ALCE tests share: a judge's verdicts on two documents, as a table judge reads them; a tiny ALCE prompt
-file with its demonstrations."""
+file with its demonstrations; an ALCE question file and that prompt file written for a test."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 H1 = "Paul Simon wrote The Sound of Silence."
@@ -47,3 +49,12 @@ TINY = {
     "doc_prompt": "Document [{ID}](Title: {T}): {P}\n",
     "demos": DEMOS,
 }
+
+
+def write_alce_files(folder: Path, items: Sequence[Mapping[str, Any]]) -> tuple[Path, Path]:
+    """``items`` as an ALCE question file (``asqa_eval.json``) and :data:`TINY` as its prompt file, in ``folder``."""
+    data = folder / "asqa_eval.json"
+    data.write_text(json.dumps(list(items)), encoding="utf-8")
+    prompt = folder / "prompt.json"
+    prompt.write_text(json.dumps(TINY), encoding="utf-8")
+    return data, prompt
