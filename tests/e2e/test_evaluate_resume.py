@@ -240,3 +240,25 @@ def test_a_conner_task_option_is_part_of_what_resume_checks(tmp_path):
     r = run("conner:aggregation=max", "--resume")
     assert r.exit_code == 2 and "aggregation" in r.output, r.output
     assert run("conner:aggregation=min,evidence_k=10", "--resume").exit_code == 0  # the defaults, spelled out
+
+
+def test_resume_over_a_damaged_checkpoint_is_one_line_naming_it_and_the_way_out(tmp_path, monkeypatch):
+    """A checkpoint that cannot be read is refused (exit 2, one line naming the file, what is wrong and the way out;
+    the file left as it was), never a traceback nor a silent fresh start; a torn last line, what a crash leaves, is
+    cut, said on stderr, and the evaluation resumes."""
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    assert evaluate(answers, tmp_path / "o").exit_code == 0
+    ck = tmp_path / "o" / ".evaluate-answers.jsonl"
+    good = ck.read_text().splitlines(keepends=True)
+    for text in ("", good[0][:-20], "".join(good[:2]) + "{not json\n" + "".join(good[2:]), '["a list"]\n' + "".join(good[1:])):
+        ck.write_text(text, encoding="utf-8")
+        r = evaluate(answers, tmp_path / "o", "--resume")
+        assert r.exit_code == 2 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1, r.output
+        assert str(ck) in r.output and "delete it, or rerun without --resume" in r.output, r.output
+        assert ck.read_text() == text  # left as it was
+    ck.write_text("".join(good[:3]) + good[3][: len(good[3]) // 2], encoding="utf-8")  # killed while writing answer 3
+    again = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 0 and f"note: {ck}: dropped its torn last line" in r.output and "the 2 answers before it" in r.output, r.output
+    assert again.calls == 2  # only the torn answer's two judges asked again
+    assert ck.read_text().count("\n") == 4

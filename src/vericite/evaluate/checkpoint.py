@@ -3,7 +3,8 @@
 
 The first line records what the evaluation is (:func:`fingerprint`: the task, the judges, the metric options, the
 sha256 of the answers' file); a resumed evaluation must be the same one, else :meth:`AnswerCheckpoint.open` says
-which settings differ, in one line. Then one line per answer, written as soon as the answer is scored (fsynced at
+which settings differ, in one line (:func:`read_checkpoint`: a file that cannot be read is refused in one line
+naming it, left as it is; a torn last line, what a crash leaves, is cut and said). Then one line per answer, written as soon as the answer is scored (fsynced at
 most once a second):
 its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), the
 scores and judgements of the families that judged it, the answer scored alone, and what that judging's model calls
@@ -25,12 +26,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import jsonl
-from ..errors import VericiteError
+from ..errors import DataError, VericiteError
 from ..paths import file_sha256
 
 NAME = ".evaluate-answers.jsonl"
@@ -131,25 +133,29 @@ class AnswerCheckpoint:
         self._synced = 0.0
 
     @classmethod
-    def open(cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False) -> "AnswerCheckpoint":
+    def open(cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False, note: Callable[[str], None] | None = None) -> "AnswerCheckpoint":
         """The checkpoint in ``folder``: with ``resume``, the one there (when there is one) if it records the same
-        evaluation as ``header``, else one line saying what differs; without, a new one."""
+        evaluation as ``header``, else one line saying what differs; without, a new one.
+
+        A checkpoint that cannot be read (:func:`read_checkpoint`: not JSON, not UTF-8, no header, a line that is
+        not an answer's) is refused in one line naming the file and the way out, and left as it is: nothing is
+        judged again without the user saying so. A torn last line (a crash in the middle of writing it) is the
+        ordinary crash: it is cut and ``note`` (default: a line on stderr) says so."""
         path = Path(folder) / NAME
         head = {"checkpoint": VERSION, **json.loads(jsonl.dumps_line(dict(header)))}
         ck = cls(path, head)
-        if resume and path.exists():
-            jsonl.cut_torn_line(path)
-            lines = list(jsonl.read_appended(path))
-            old = lines[0] if lines and isinstance(lines[0], dict) and lines[0].get("checkpoint") else None
-            if old is not None:
-                if old != head:
-                    raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}); rerun without --resume, or use another --out")
-                for line in lines[1:]:
-                    if isinstance(line, dict) and isinstance(line.get("answer"), int):
-                        ck.done[line["answer"]] = line.get("id")
-                        ck._read_usage(line.get("usage"))
-                        ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
-                return ck
+        if resume and (path.exists() or path.is_symlink()):
+            old, lines, torn = read_checkpoint(path)
+            if old != head:
+                raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}); rerun without --resume, or use another --out")
+            if torn:
+                jsonl.cut_torn_line(path)
+                (note or _say)(f"note: {path}: dropped its torn last line (cut off mid-write by the crash); resuming with the {len(lines)} answer{'' if len(lines) == 1 else 's'} before it")
+            for line in lines:
+                ck.done[line["answer"]] = line.get("id")
+                ck._read_usage(line.get("usage"))
+                ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
+            return ck
         path.parent.mkdir(parents=True, exist_ok=True)
         for side in ("", "-wal", "-shm"):  # a new evaluation: none of an earlier one's calls
             (ck.calls.parent / (ck.calls.name + side)).unlink(missing_ok=True)
@@ -201,6 +207,42 @@ def answer_line(index: int, sample_id: str, judged: Mapping[str, Any], scores: M
     """An answer's checkpoint line: its index and id, the judgements made for it (``judged``: by :func:`pair_key`),
     its scores and judgements, and what its judging cost by model name."""
     return {"answer": index, "id": sample_id, "judged": dict(judged), "scores": dict(scores), "judgements": judgements, "usage": dict(usage or {})}
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+#: what a damaged checkpoint's line ends with: the way out
+WAY_OUT = "delete it, or rerun without --resume, to judge every answer again"
+
+
+def read_checkpoint(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
+    """``path``'s header, its answers' lines and whether a torn last line follows them (cut by the caller), read
+    strictly: anything else wrong with the file (not UTF-8, a line that is not JSON or not an object, no header, a
+    header of no version this code writes, a line that is not an answer's) is one :class:`VericiteError` naming
+    the file (and the line) and :data:`WAY_OUT`."""
+    if not path.is_file():
+        raise VericiteError(f"cannot resume from {path}: it is not a file; remove it, or use another --out")
+    stats = jsonl.ReadStats()
+    try:
+        numbered = list(jsonl.read_numbered(path, policy="raise", torn="ignore", stats=stats))
+    except DataError as e:
+        raise VericiteError(f"cannot resume from a damaged checkpoint: {e}; {WAY_OUT}") from None
+    if not numbered:
+        raise VericiteError(f"cannot resume from {path}: it holds no header line (a damaged checkpoint); {WAY_OUT}")
+    (_, head), *rest = numbered
+    if not isinstance(head.get("config"), dict) or not isinstance(head.get("checkpoint"), str) or not head["checkpoint"].startswith("evaluate-answers@"):
+        raise VericiteError(f"cannot resume from {path}: its first line is not a checkpoint header ({jsonl.preview(head)}); {WAY_OUT}")
+    if head["checkpoint"] != VERSION:
+        raise VericiteError(f"cannot resume from {path}: it is a checkpoint of another version ({head['checkpoint']}, not {VERSION}); {WAY_OUT}")
+    lines = []
+    for n, line in rest:
+        answer, judged, usage = line.get("answer"), line.get("judged", {}), line.get("usage", {})
+        if not (isinstance(answer, int) and not isinstance(answer, bool) and answer >= 0 and "id" in line and isinstance(judged, dict) and isinstance(usage, (dict, type(None)))):
+            raise VericiteError(f"cannot resume from {path}:{n}: not an answer's line ({jsonl.preview(line)}); {WAY_OUT}")
+        lines.append(line)
+    return head, lines, stats.torn_last
 
 
 _MISSING = object()

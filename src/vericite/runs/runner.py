@@ -178,14 +178,15 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resum
     answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
     evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level
     whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise."""
-    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint
+    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint, read_checkpoint
     from ..paths import file_sha256
     from ..jsonl import read_appended
     from ..metrics.judging import judge_id
 
     folder = level / "eval"
     header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None})}
-    old = next(iter(read_appended(folder / NAME)), None) if resume else None
+    # a damaged checkpoint is one line (read_checkpoint), not a level silently evaluated again
+    old = read_checkpoint(folder / NAME)[0] if resume and (folder / NAME).exists() else None
     same = old == header
     if same and (folder / "results.json").is_file():
         import json

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from vericite.errors import VericiteError
-from vericite.evaluate.checkpoint import NAME, AnswerCheckpoint, MemoJudge, differences, pair_key
+from vericite.evaluate.checkpoint import NAME, VERSION, AnswerCheckpoint, MemoJudge, differences, pair_key
 from vericite.fakes.judges import KeywordJudge
 from vericite.types import JudgePair, Judgement
 
@@ -82,3 +82,60 @@ def test_the_fingerprint_records_a_tasks_options_that_differ_from_its_defaults()
     assert every["config"]["task_options"] == {"at_most_citations": None} and differences(one, every) == "task option at_most_citations"
     assert fingerprint(cfg, create("tasks", "conner:shuffles=5"), "abc") == fingerprint(cfg, "conner", "abc")
     assert differences(fingerprint(cfg, "conner", "abc"), fingerprint(cfg, create("tasks", "conner:shuffles=7,unrelated=2"), "abc")) == "task option shuffles, task option unrelated"
+
+
+def damaged(tmp_path, text):
+    """A checkpoint whose file is ``text`` (written after a good one, so the folder is a real evaluation's)."""
+    AnswerCheckpoint.open(tmp_path, HEAD)
+    (tmp_path / NAME).write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return (tmp_path / NAME).read_bytes()
+
+
+GOOD_HEAD = json.dumps({"checkpoint": VERSION, **HEAD})
+LINE = json.dumps({"answer": 0, "id": "a", "judged": {}, "scores": {}, "judgements": [], "usage": {}})
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("", "holds no header line"),
+        ("\n\n", "holds no header line"),
+        ('{"checkpoint": "evaluate-ans', "holds no header line"),  # the header itself torn: nothing to resume from
+        ("not json\n" + LINE + "\n", r":1: not valid JSON"),
+        ("[1, 2]\n", r":1: expected a JSON object"),
+        ('{"config": {}}\n', "its first line is not a checkpoint header"),
+        ('{"checkpoint": "evaluate-answers@9", "config": {}}\n', "evaluate-answers@9"),
+        ('{"checkpoint": "%s", "config": "x"}\n' % VERSION, "its first line is not a checkpoint header"),
+        (GOOD_HEAD + "\n" + LINE + "\n{oops\n" + LINE + "\n", r":3: not valid JSON"),
+        (GOOD_HEAD + "\n" + '{"answer": "0", "id": "a"}\n', r":2: not an answer's line"),
+        (GOOD_HEAD + "\n" + '{"answer": 0, "id": "a", "judged": []}\n', r":2: not an answer's line"),
+        (GOOD_HEAD + "\n" + '{"id": "a"}\n', r":2: not an answer's line"),
+        (GOOD_HEAD.encode() + b"\n\xff\xfe\n", r":2: not UTF-8"),
+    ],
+)
+def test_a_damaged_checkpoint_is_one_line_naming_the_file_and_the_way_out_and_is_left_as_it_was(tmp_path, text, says):
+    before = damaged(tmp_path, text)
+    with pytest.raises(VericiteError, match=says) as e:
+        AnswerCheckpoint.open(tmp_path, HEAD, resume=True)
+    msg = str(e.value)
+    assert "\n" not in msg and str(tmp_path / NAME) in msg and "delete it" in msg and "without --resume" in msg, msg
+    assert (tmp_path / NAME).read_bytes() == before  # nothing cut, nothing rewritten: the user decides
+
+
+def test_a_checkpoint_that_is_a_folder_is_one_line(tmp_path):
+    (tmp_path / NAME).mkdir()
+    with pytest.raises(VericiteError, match="not a file"):
+        AnswerCheckpoint.open(tmp_path, HEAD, resume=True)
+
+
+def test_a_torn_last_line_is_said_on_stderr(tmp_path, capsys):
+    ck = AnswerCheckpoint.open(tmp_path, HEAD)
+    ck.add(0, "a", {}, [])
+    with open(tmp_path / NAME, "a", encoding="utf-8") as f:
+        f.write('{"answer": 1, "id": "b", "judg')  # killed while writing
+    again = AnswerCheckpoint.open(tmp_path, HEAD, resume=True)
+    assert sorted(again.done) == [0]
+    err = capsys.readouterr().err
+    assert str(tmp_path / NAME) in err and "torn last line" in err and "1 answer" in err and len(err.strip().splitlines()) == 1, err
+    AnswerCheckpoint.open(tmp_path, HEAD, resume=True)  # cut: nothing more to say
+    assert capsys.readouterr().err == ""

@@ -31,3 +31,22 @@ def test_other_task_options_evaluate_a_finished_level_again(tmp_path):
     assert isinstance(other, AnswerCheckpoint) and other.done == {}  # evaluated again from scratch
     assert not (level / "eval" / "results.json").exists()
     assert json.loads((level / "eval" / ".evaluate-answers.jsonl").read_text().splitlines()[0])["config"]["task_options"] == {"at_most_citations": 1}
+
+
+def test_a_damaged_level_checkpoint_is_one_line_not_a_level_evaluated_again(tmp_path):
+    import pytest
+
+    from vericite.errors import VericiteError
+
+    level = tmp_path / "level-0"
+    (level / "eval").mkdir(parents=True)
+    (level / "samples.jsonl").write_text(json.dumps({"id": "q0", "question": "?", "output": "a"}) + "\n", encoding="utf-8")
+    cfg = SimpleNamespace(judge="fake", threads=None, resamples=10, seed=0)
+    ck = finished_evaluation(level, cfg, create("tasks", "kalma"), None, resume=False)
+    ck.add(0, "q0", {"x": 1}, [])
+    path = level / "eval" / ".evaluate-answers.jsonl"
+    path.write_text("{torn header\n" + path.read_text().split("\n", 1)[1], encoding="utf-8")
+    before = path.read_text()
+    with pytest.raises(VericiteError, match="not valid JSON.*delete it"):
+        finished_evaluation(level, cfg, create("tasks", "kalma"), None, resume=True)
+    assert path.read_text() == before
