@@ -73,14 +73,15 @@ def test_the_fingerprint_records_a_tasks_options_that_differ_from_its_defaults()
 
     cfg = SimpleNamespace(judge="fake", threads=2, resamples=10, seed=0)
     default = fingerprint(cfg, create("tasks", "alce-asqa"), "abc")
-    assert default == fingerprint(cfg, "alce-asqa", "abc")  # the task's name alone: as checkpoints were written before
+    assert default["config"]["task_options"] == {}  # a task with options: recorded at the defaults too
+    assert "task_options" not in fingerprint(cfg, create("tasks", "kalma"), "abc")["config"]  # a task without: none
     assert default == fingerprint(cfg, create("tasks", "alce-asqa:at_most_citations=3"), "abc")  # a default spelled out
     one = fingerprint(cfg, create("tasks", "alce-asqa:at_most_citations=1"), "abc")
     assert one["config"]["task"] == "alce-asqa" and one["config"]["task_options"] == {"at_most_citations": 1}
     assert differences(default, one) == "task option at_most_citations"
     every = fingerprint(cfg, create("tasks", "alce-asqa:at_most_citations=all"), "abc")
     assert every["config"]["task_options"] == {"at_most_citations": None} and differences(one, every) == "task option at_most_citations"
-    assert fingerprint(cfg, create("tasks", "conner:shuffles=5"), "abc") == fingerprint(cfg, "conner", "abc")
+    assert fingerprint(cfg, create("tasks", "conner:shuffles=5"), "abc") == fingerprint(cfg, create("tasks", "conner"), "abc")
     assert differences(fingerprint(cfg, "conner", "abc"), fingerprint(cfg, create("tasks", "conner:shuffles=7,unrelated=2"), "abc")) == "task option shuffles, task option unrelated"
 
 
@@ -139,3 +140,70 @@ def test_a_torn_last_line_is_said_on_stderr(tmp_path, capsys):
     assert str(tmp_path / NAME) in err and "torn last line" in err and "1 answer" in err and len(err.strip().splitlines()) == 1, err
     AnswerCheckpoint.open(tmp_path, HEAD, resume=True)  # cut: nothing more to say
     assert capsys.readouterr().err == ""
+
+
+def legacy(tmp_path, config):
+    """A checkpoint as the previous header (evaluate-answers@1) wrote it, with one answer."""
+    (tmp_path / NAME).write_text(json.dumps({"checkpoint": "evaluate-answers@1", "config": config, "input_sha256": "abc"}) + "\n" + LINE + "\n", encoding="utf-8")
+
+
+def test_a_checkpoint_written_before_task_options_were_recorded_resumes_only_at_the_defaults_and_says_so(tmp_path, capsys):
+    """The rule: a checkpoint without the record (the previous header, no ``task_options``) is taken as made with the
+    task's defaults: it resumes an evaluation at the defaults, with a note on stderr (it cannot tell), and is refused
+    for any other options, the line saying why; one that recorded options, or a task without options, says nothing."""
+    from types import SimpleNamespace
+
+    from vericite.evaluate.checkpoint import fingerprint
+    from vericite.registry import create
+
+    cfg = SimpleNamespace(judge="fake", threads=2, resamples=10, seed=0)
+    at = lambda spec: fingerprint(cfg, create("tasks", spec), "abc")  # noqa: E731
+    legacy(tmp_path, {"judge": "fake", "task": "alce-asqa"})
+    ck = AnswerCheckpoint.open(tmp_path, at("alce-asqa:at_most_citations=3"), resume=True)
+    assert ck.is_done(0, "a")
+    err = capsys.readouterr().err
+    assert "written before task options were recorded: resumed as made with alce-asqa's defaults" in err and str(tmp_path / NAME) in err, err
+    before = (tmp_path / NAME).read_text()
+    with pytest.raises(VericiteError, match=r"other settings \(task option at_most_citations; it was written before task options were recorded, so it is taken as made with the task's defaults\)"):
+        AnswerCheckpoint.open(tmp_path, at("alce-asqa:at_most_citations=1"), resume=True)
+    assert (tmp_path / NAME).read_text() == before
+    legacy(tmp_path, {"judge": "fake", "task": "alce-asqa", "task_options": {"at_most_citations": 1}})  # recorded
+    assert AnswerCheckpoint.open(tmp_path, at("alce-asqa:at_most_citations=1"), resume=True).is_done(0, "a")
+    with pytest.raises(VericiteError, match=r"\(task option at_most_citations\); rerun"):
+        AnswerCheckpoint.open(tmp_path, at("alce-asqa"), resume=True)
+    legacy(tmp_path, {"judge": "fake", "task": "kalma"})  # no options to guess
+    assert AnswerCheckpoint.open(tmp_path, at("kalma"), resume=True).is_done(0, "a")
+    assert capsys.readouterr().err == ""
+    AnswerCheckpoint.open(tmp_path, at("alce-asqa"))  # the header of now records the defaults: refused plainly
+    with pytest.raises(VericiteError, match=r"\(task option at_most_citations\); rerun"):
+        AnswerCheckpoint.open(tmp_path, at("alce-asqa:at_most_citations=1"), resume=True)
+
+
+def test_the_task_recorded_is_the_evaluation_it_resolved_to_not_its_spelling(tmp_path):
+    """``alce`` over ASQA answers is ``alce-asqa``: the same evaluation as ``--task alce-asqa``; ``alce-eli5`` is
+    another. A previous header's task name is resolved over the same answers (``resolve``)."""
+    from types import SimpleNamespace
+
+    from vericite.evaluate.checkpoint import fingerprint
+    from vericite.registry import create
+
+    cfg = SimpleNamespace(judge="fake", threads=2, resamples=10, seed=0)
+    auto = create("tasks", "alce")
+    assert fingerprint(cfg, auto, "abc")["config"]["task"] == "alce"  # not read yet: its name
+    auto.prepare([SimpleNamespace(qa_pairs=[{"question": "q", "short_answers": ["a"]}], answers=None, claims=None)])
+    asqa = fingerprint(cfg, create("tasks", "alce-asqa"), "abc")
+    assert fingerprint(cfg, auto, "abc") == asqa and asqa["config"]["task"] == "alce-asqa"
+    eli5 = fingerprint(cfg, create("tasks", "alce-eli5"), "abc")
+    assert differences(asqa, eli5) == "task"
+
+    AnswerCheckpoint.open(tmp_path, fingerprint(cfg, auto, "abc"))
+    assert AnswerCheckpoint.open(tmp_path, asqa, resume=True).header["config"]["task"] == "alce-asqa"
+    with pytest.raises(VericiteError, match=r"other settings \(task\)"):
+        AnswerCheckpoint.open(tmp_path, eli5, resume=True)
+
+    legacy(tmp_path, {"judge": "fake", "task": "alce", "task_options": {}})  # the name as given, resolved now
+    assert AnswerCheckpoint.open(tmp_path, asqa, resume=True, resolve={"alce": "alce-asqa"}.get).is_done(0, "a")
+    with pytest.raises(VericiteError, match=r"other settings \(task\)"):
+        AnswerCheckpoint.open(tmp_path, eli5, resume=True, resolve={"alce": "alce-asqa"}.get)
+    with pytest.raises(VericiteError, match=r"other settings \(task\)"):  # a name that resolves to nothing known: kept
+        AnswerCheckpoint.open(tmp_path, asqa, resume=True, resolve=lambda name: None)
