@@ -265,10 +265,14 @@ WAY_OUT = "delete it, or rerun without --resume, to judge every answer again"
 def read_checkpoint(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
     """``path``'s header, its answers' lines and whether a torn last line follows them (cut by the caller), read
     strictly: anything else wrong with the file (not UTF-8, a line that is not JSON or not an object, no header, a
-    header of no version this code writes, a line that is not an answer's) is one :class:`VericiteError` naming
+    header of no version this code reads, a line that is not an answer's) is one :class:`VericiteError` naming
     the file (and the line) and :data:`WAY_OUT`."""
     if not path.is_file():
         raise VericiteError(f"cannot resume from {path}: it is not a file; remove it, or use another --out")
+    try:
+        open(path, "rb").close()
+    except OSError as e:  # not damaged: unreadable here (permissions)
+        raise VericiteError(f"cannot resume from {path}: cannot read it ({e.strerror or e})") from None
     stats = jsonl.ReadStats()
     try:
         numbered = list(jsonl.read_numbered(path, policy="raise", torn="ignore", stats=stats))
