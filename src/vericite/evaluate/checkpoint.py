@@ -1,11 +1,12 @@
 """An evaluation's per-answer checkpoint, ``OUT/.evaluate-answers.jsonl``: what ``evaluate --resume`` (and
 ``run --resume``, for a level whose evaluation was cut) reuses.
 
-The first line records what the evaluation is (:func:`fingerprint`: the task, the judges, the metric options, the
-sha256 of the answers' file); a resumed evaluation must be the same one, else :meth:`AnswerCheckpoint.open` says
-which settings differ, in one line (:func:`read_checkpoint`: a file that cannot be read is refused in one line
-naming it, left as it is; a torn last line, what a crash leaves, is cut and said). Then one line per answer, written as soon as the answer is scored (fsynced at
-most once a second):
+The first line records what the evaluation is (:func:`fingerprint`: the task as it resolved over its input and
+its options, the judges, the metric options, the sha256 of the answers' file); a resumed evaluation must be the
+same one, else :meth:`AnswerCheckpoint.open` says which settings differ, in one line. A file that cannot be read
+(:func:`read_checkpoint`) is refused in one line naming it, and left as it is; a torn last line, what a crash
+leaves, is cut and said. Then one line per answer, written as soon as the answer is scored (fsynced at most once a
+second):
 its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), the
 scores and judgements of the families that judged it, the answer scored alone, and what that judging's model calls
 cost (``usage``, by model name: a resumed evaluation adds it to ``judge_usage`` for the answers it reads back).
