@@ -256,18 +256,18 @@ def _say(line: str) -> None:
 def legacy_note(path: Path, head: Mapping[str, Any], note: Callable[[str], None] | None = None) -> None:
     """Say (``note``, default stderr) that the checkpoint ``path``, written before task options were recorded, is
     resumed as made with the defaults of ``head``'s task."""
-    (note or _say)(f"note: {path} was written before task options were recorded: resumed as made with {head['config']['task']}'s defaults (delete it, or rerun without --resume, if it was not)")
+    (note or _say)(f"note: {path} was written before task options were recorded: resumed as made with {head['config']['task']}'s defaults (if it was made with other options, delete it)")
 
 
 #: what a damaged checkpoint's line ends with: the way out
 WAY_OUT = "delete it, or rerun without --resume, to judge every answer again"
 
 
-def read_checkpoint(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
+def read_checkpoint(path: Path, way_out: str = WAY_OUT) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
     """``path``'s header, its answers' lines and whether a torn last line follows them (cut by the caller), read
     strictly: anything else wrong with the file (not UTF-8, a line that is not JSON or not an object, no header, a
     header of no version this code reads, a line that is not an answer's) is one :class:`VericiteError` naming
-    the file (and the line) and :data:`WAY_OUT`."""
+    the file (and the line) and ``way_out`` (:data:`WAY_OUT`: evaluate's)."""
     if not path.is_file():
         raise VericiteError(f"cannot resume from {path}: it is not a file; remove it, or use another --out")
     try:
@@ -278,19 +278,19 @@ def read_checkpoint(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], b
     try:
         numbered = list(jsonl.read_numbered(path, policy="raise", torn="ignore", stats=stats))
     except DataError as e:
-        raise VericiteError(f"cannot resume from a damaged checkpoint: {e}; {WAY_OUT}") from None
+        raise VericiteError(f"cannot resume from a damaged checkpoint: {e}; {way_out}") from None
     if not numbered:
-        raise VericiteError(f"cannot resume from {path}: it holds no header line (a damaged checkpoint); {WAY_OUT}")
+        raise VericiteError(f"cannot resume from {path}: it holds no header line (a damaged checkpoint); {way_out}")
     (_, head), *rest = numbered
     if not isinstance(head.get("config"), dict) or not isinstance(head.get("checkpoint"), str) or not head["checkpoint"].startswith("evaluate-answers@"):
-        raise VericiteError(f"cannot resume from {path}: its first line is not a checkpoint header ({jsonl.preview(head)}); {WAY_OUT}")
+        raise VericiteError(f"cannot resume from {path}: its first line is not a checkpoint header ({jsonl.preview(head)}); {way_out}")
     if head["checkpoint"] not in (VERSION, LEGACY):
-        raise VericiteError(f"cannot resume from {path}: it is a checkpoint of another version ({head['checkpoint']}, not {VERSION}); {WAY_OUT}")
+        raise VericiteError(f"cannot resume from {path}: it is a checkpoint of another version ({head['checkpoint']}, not {VERSION}); {way_out}")
     lines = []
     for n, line in rest:
         answer, judged, usage = line.get("answer"), line.get("judged", {}), line.get("usage", {})
         if not (isinstance(answer, int) and not isinstance(answer, bool) and answer >= 0 and "id" in line and isinstance(judged, dict) and isinstance(usage, (dict, type(None)))):
-            raise VericiteError(f"cannot resume from {path}:{n}: not an answer's line ({jsonl.preview(line)}); {WAY_OUT}")
+            raise VericiteError(f"cannot resume from {path}:{n}: not an answer's line ({jsonl.preview(line)}); {way_out}")
         lines.append(line)
     return head, lines, stats.torn_last
 

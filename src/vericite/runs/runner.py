@@ -191,7 +191,8 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resum
     folder = level / "eval"
     header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None})}
     # a damaged checkpoint is one line (read_checkpoint), not a level silently evaluated again
-    old = read_checkpoint(folder / NAME)[0] if resume and (folder / NAME).exists() else None
+    way_out = "delete it to evaluate this level's answers again (the rest of the run resumes)"
+    old = read_checkpoint(folder / NAME, way_out)[0] if resume and (folder / NAME).exists() else None
     resolve = resolver(level / "samples.jsonl", samples)
     old, predates = upgrade(old, header, resolve) if old is not None else (None, False)
     same = old == header

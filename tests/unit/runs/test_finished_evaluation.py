@@ -47,7 +47,7 @@ def test_a_damaged_level_checkpoint_is_one_line_not_a_level_evaluated_again(tmp_
     path = level / "eval" / ".evaluate-answers.jsonl"
     path.write_text("{torn header\n" + path.read_text().split("\n", 1)[1], encoding="utf-8")
     before = path.read_text()
-    with pytest.raises(VericiteError, match="not valid JSON.*delete it"):
+    with pytest.raises(VericiteError, match=r"not valid JSON.*delete it to evaluate this level's answers again \(the rest of the run resumes\)$"):
         finished_evaluation(level, cfg, create("tasks", "kalma"), None, resume=True)
     assert path.read_text() == before
 
