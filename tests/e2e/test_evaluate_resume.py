@@ -208,7 +208,7 @@ def test_a_task_option_is_part_of_what_resume_checks(tmp_path, monkeypatch):
     assert run("o", "alce").exit_code == 0
     ck = tmp_path / "o" / ".evaluate-answers.jsonl"
     before = ck.read_text()
-    assert "task_options" not in json.loads(before.splitlines()[0])["config"]  # the defaults: the header of before the options were recorded
+    assert json.loads(before.splitlines()[0])["config"]["task_options"] == {}  # the defaults, recorded
     r = run("o", "alce:at_most_citations=1", "--resume")
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert "cannot resume" in r.output and "at_most_citations" in r.output and len(r.output.strip().splitlines()) == 1, r.output
@@ -240,3 +240,92 @@ def test_a_conner_task_option_is_part_of_what_resume_checks(tmp_path):
     r = run("conner:aggregation=max", "--resume")
     assert r.exit_code == 2 and "aggregation" in r.output, r.output
     assert run("conner:aggregation=min,evidence_k=10", "--resume").exit_code == 0  # the defaults, spelled out
+
+
+def test_resume_over_a_damaged_checkpoint_is_one_line_naming_it_and_the_way_out(tmp_path, monkeypatch):
+    """A checkpoint that cannot be read is refused (exit 2, one line naming the file, what is wrong and the way out;
+    the file left as it was), never a traceback nor a silent fresh start; a torn last line, what a crash leaves, is
+    cut, said on stderr, and the evaluation resumes."""
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    assert evaluate(answers, tmp_path / "o").exit_code == 0
+    ck = tmp_path / "o" / ".evaluate-answers.jsonl"
+    good = ck.read_text().splitlines(keepends=True)
+    for text in ("", good[0][:-20], "".join(good[:2]) + "{not json\n" + "".join(good[2:]), '["a list"]\n' + "".join(good[1:])):
+        ck.write_text(text, encoding="utf-8")
+        r = evaluate(answers, tmp_path / "o", "--resume")
+        assert r.exit_code == 2 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1, r.output
+        assert str(ck) in r.output and "delete it, or rerun without --resume" in r.output, r.output
+        assert ck.read_text() == text  # left as it was
+    ck.write_text("".join(good[:3]) + good[3][: len(good[3]) // 2], encoding="utf-8")  # killed while writing answer 3
+    again = Cut(monkeypatch)
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 0 and f"note: {ck}: dropped its torn last line" in r.output and "the 2 answers before it" in r.output, r.output
+    assert again.calls == 2  # only the torn answer's two judges asked again
+    assert ck.read_text().count("\n") == 4
+
+
+def as_previous_header(ck, task=None):
+    """Rewrite ``ck``'s header as the previous version (evaluate-answers@1) wrote it: the task's name as given, its
+    options only when some differed from the defaults."""
+    lines = ck.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["checkpoint"] = "evaluate-answers@1"
+    if task is not None:
+        head["config"]["task"] = task
+    if not head["config"].get("task_options"):
+        head["config"].pop("task_options", None)
+    ck.write_text(json.dumps(head) + "\n" + "".join(lines[1:]), encoding="utf-8")
+
+
+def test_alce_over_asqa_answers_is_the_same_evaluation_as_alce_asqa(tmp_path, monkeypatch):
+    """``--task alce`` reads the sub-task from the input (ASQA here): the checkpoint records the evaluation it
+    resolved to, so ``--task alce-asqa --resume`` over it (and the other way round) judges nothing again, while
+    ``alce-eli5`` is refused; a previous checkpoint's ``alce`` is resolved over the same answers."""
+    answers = alce_file(tmp_path)
+    opts = ["--judge", "fake", "--metrics", "alce_citation_recall,alce_citation_precision", "--resamples", "20"]
+
+    def run(task, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "-q", "--task", task, *opts, *extra])
+
+    assert run("alce").exit_code == 0
+    ck = tmp_path / "o" / ".evaluate-answers.jsonl"
+    assert json.loads(ck.read_text().splitlines()[0])["config"]["task"] == "alce-asqa"
+    first = results_without_time(tmp_path / "o")
+    again = Cut(monkeypatch)
+    r = run("alce-asqa", "--resume")
+    assert r.exit_code == 0 and again.calls == 0, r.output
+    assert results_without_time(tmp_path / "o")["metrics"] == first["metrics"]
+    before = ck.read_text()
+    r = run("alce-eli5", "--resume")
+    assert r.exit_code == 2 and "cannot resume" in r.output and "(task)" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert ck.read_text() == before
+
+    as_previous_header(ck, "alce")  # as `--task alce` wrote it before: its name only
+    again = Cut(monkeypatch)
+    r = run("alce-asqa", "--resume")
+    assert r.exit_code == 0 and again.calls == 0, r.output
+    assert run("alce-eli5", "--resume").exit_code == 2
+
+
+def test_a_checkpoint_written_before_task_options_were_recorded_is_taken_at_the_defaults(tmp_path, monkeypatch):
+    """The rule for a checkpoint that does not record the task's options (written before they were): it resumes
+    only an evaluation at the task's defaults, with a note on stderr; other options are refused in one line saying
+    why, the file left as it was."""
+    answers = alce_file(tmp_path)
+    opts = ["--judge", "fake", "--metrics", "alce_citation_recall,alce_citation_precision", "--resamples", "20"]
+
+    def run(task, *extra):
+        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "-q", "--task", task, *opts, *extra])
+
+    assert run("alce").exit_code == 0
+    ck = tmp_path / "o" / ".evaluate-answers.jsonl"
+    as_previous_header(ck, "alce")
+    before = ck.read_text()
+    r = run("alce:at_most_citations=1", "--resume")
+    assert r.exit_code == 2 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert "task option at_most_citations" in r.output and "written before task options were recorded" in r.output, r.output
+    assert ck.read_text() == before
+    again = Cut(monkeypatch)
+    r = run("alce", "--resume")
+    assert r.exit_code == 0 and again.calls == 0, r.output
+    assert "written before task options were recorded: resumed as made with alce-asqa's defaults" in r.output, r.output

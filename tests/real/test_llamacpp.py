@@ -52,6 +52,16 @@ def test_loads_through_the_registry_with_identity(smol):
     assert smol.n_threads == 1
 
 
+def test_the_registered_name_and_llamacpp_of_its_file_are_one_instance(smol):
+    """``llamacpp:<the file of smollm2-135m>`` with the same settings is the instance ``smollm2-135m`` loaded: one
+    copy of the weights, named as registered; it answers."""
+    from vericite.models.provision import model_path
+
+    other = load_model(f"llamacpp:{model_path('smollm2-135m')}", threads=1, cache=False, n_ctx=2048)
+    assert other is smol and other.identity().name == "smollm2-135m"
+    assert other.generate([[{"role": "user", "content": "Say hello."}]], GenParams(max_tokens=4))[0].text.strip()
+
+
 def test_generation_works(smol):
     out = smol.generate([chat("Who was Claude Monet?"), [{"role": "user", "content": "Say hello."}]], GenParams(max_tokens=24))
     assert len(out) == 2

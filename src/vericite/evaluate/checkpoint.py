@@ -1,10 +1,12 @@
 """An evaluation's per-answer checkpoint, ``OUT/.evaluate-answers.jsonl``: what ``evaluate --resume`` (and
 ``run --resume``, for a level whose evaluation was cut) reuses.
 
-The first line records what the evaluation is (:func:`fingerprint`: the task, the judges, the metric options, the
-sha256 of the answers' file); a resumed evaluation must be the same one, else :meth:`AnswerCheckpoint.open` says
-which settings differ, in one line. Then one line per answer, written as soon as the answer is scored (fsynced at
-most once a second):
+The first line records what the evaluation is (:func:`fingerprint`: the task as it resolved over its input and
+its options, the judges, the metric options, the sha256 of the answers' file); a resumed evaluation must be the
+same one, else :meth:`AnswerCheckpoint.open` says which settings differ, in one line. A file that cannot be read
+(:func:`read_checkpoint`) is refused in one line naming it, and left as it is; a torn last line, what a crash
+leaves, is cut and said. Then one line per answer, written as soon as the answer is scored (fsynced at most once a
+second):
 its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), the
 scores and judgements of the families that judged it, the answer scored alone, and what that judging's model calls
 cost (``usage``, by model name: a resumed evaluation adds it to ``judge_usage`` for the answers it reads back).
@@ -25,18 +27,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import jsonl
-from ..errors import VericiteError
+from ..errors import DataError, VericiteError
 from ..paths import file_sha256
 
 NAME = ".evaluate-answers.jsonl"
 #: with --no-cache, the evaluation's own model calls (G-Eval's, CONNER's LM, an LLM judge's), kept for --resume
 CALLS = ".evaluate-calls.sqlite"
-VERSION = "evaluate-answers@1"
+VERSION = "evaluate-answers@2"
+#: the header before ``config.task`` was the task as resolved and ``config.task_options`` always written for a task
+#: with options: still resumed, read as :func:`upgrade` says
+LEGACY = "evaluate-answers@1"
 #: seconds between two fsyncs of the checkpoint (each line is written at once; fsync guards against the OS's crash)
 SYNC_EVERY_S = 1.0
 #: settings that change how an evaluation runs, not what it computes: a resumed evaluation may change them
@@ -53,17 +59,44 @@ def fingerprint(cfg: Any, task: Any, input_sha256: str, extra: Mapping[str, Any]
     operational ones and, unless ``corpus``, the bootstrap's; the task it ran as (a task, or its name) and the sha256
     of its answers' file (``extra``: more, e.g. a run's judge).
 
-    A task's options (``alce:at_most_citations=1``, ``conner:aggregation=max``) are ``config.task_options``: those
-    that differ from the task's defaults (its ``spec_options()``), the key left out when there are none. So a spec
-    that spells out a default is the same evaluation as one that does not, and a checkpoint written before the
-    options were recorded (``config.task`` was the task's name only) resumes when the options are the defaults."""
+    ``config.task`` is the evaluation the task resolved to once its input was read (:func:`task_name`: ``alce`` over
+    ASQA answers is ``alce-asqa``), so ``--task alce`` and ``--task alce-asqa`` over the same answers are the same
+    evaluation and ``alce-eli5`` is another. A task with options (``alce:at_most_citations=1``,
+    ``conner:aggregation=max``) has ``config.task_options``: those that differ from its defaults (its
+    ``spec_options()``; ``{}`` at the defaults), so a spec that spells out a default is the same evaluation as one
+    that does not; a task without options has no such key."""
     settings = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(vars(cfg))
     config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY) and not (k in OMITTED_WHEN_NONE and v is None)}
-    config["task"] = task if isinstance(task, str) else task.name
-    options = task_options(task)
-    if options:
-        config["task_options"] = options
+    config["task"] = task_name(task)
+    if callable(getattr(task, "spec_options", None)):
+        config["task_options"] = task_options(task)
     return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **dict(extra or {})}))
+
+
+def task_name(task: Any) -> str:
+    """The evaluation ``task`` is, once its input is read: its ``resolved_name`` (ALCE: ``alce-<sub-task>``, the
+    sub-task read from the input when the name did not say it), else its name (a name as given)."""
+    if isinstance(task, str):
+        return task
+    return str(getattr(task, "resolved_name", None) or task.name)
+
+
+def upgrade(old: Mapping[str, Any], head: Mapping[str, Any], resolve: Callable[[str], str | None] | None = None) -> tuple[dict[str, Any], bool]:
+    """A :data:`LEGACY` header as this version writes it, and whether it predates the task's options. Its
+    ``config.task`` was the task's name as given: ``resolve(name)`` gives the evaluation that name resolves to over
+    the same answers (None: unknown, the name is kept). It recorded ``task_options`` only when some differed from
+    the defaults, and before they were recorded at all it recorded none: a header without them is taken as made
+    with the task's defaults (all it can say), so it resumes only an evaluation with the defaults."""
+    if old.get("checkpoint") != LEGACY:
+        return dict(old), False
+    config = dict(old.get("config") or {})
+    name = config.get("task")
+    if resolve is not None and isinstance(name, str) and name != (head.get("config") or {}).get("task"):
+        config["task"] = resolve(name) or name
+    predates = "task_options" in (head.get("config") or {}) and "task_options" not in config
+    if predates:
+        config["task_options"] = {}
+    return {**old, "checkpoint": VERSION, "config": config}, predates
 
 
 def task_options(task: Any) -> dict[str, Any]:
@@ -131,25 +164,38 @@ class AnswerCheckpoint:
         self._synced = 0.0
 
     @classmethod
-    def open(cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False) -> "AnswerCheckpoint":
+    def open(
+        cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False, note: Callable[[str], None] | None = None, resolve: Callable[[str], str | None] | None = None
+    ) -> "AnswerCheckpoint":
         """The checkpoint in ``folder``: with ``resume``, the one there (when there is one) if it records the same
-        evaluation as ``header``, else one line saying what differs; without, a new one."""
+        evaluation as ``header``, else one line saying what differs; without, a new one.
+
+        A checkpoint that cannot be read (:func:`read_checkpoint`: not JSON, not UTF-8, no header, a line that is
+        not an answer's) is refused in one line naming the file and the way out, and left as it is: nothing is
+        judged again without the user saying so. A torn last line (a crash in the middle of writing it) is the
+        ordinary crash: it is cut and ``note`` (default: a line on stderr) says so. A checkpoint of the previous
+        header (:data:`LEGACY`) is compared as :func:`upgrade` reads it (``resolve``: a task name given then -> the
+        evaluation it resolves to over the same answers); one made before task options were recorded is taken as
+        made with the defaults, which ``note`` says."""
         path = Path(folder) / NAME
         head = {"checkpoint": VERSION, **json.loads(jsonl.dumps_line(dict(header)))}
         ck = cls(path, head)
-        if resume and path.exists():
-            jsonl.cut_torn_line(path)
-            lines = list(jsonl.read_appended(path))
-            old = lines[0] if lines and isinstance(lines[0], dict) and lines[0].get("checkpoint") else None
-            if old is not None:
-                if old != head:
-                    raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}); rerun without --resume, or use another --out")
-                for line in lines[1:]:
-                    if isinstance(line, dict) and isinstance(line.get("answer"), int):
-                        ck.done[line["answer"]] = line.get("id")
-                        ck._read_usage(line.get("usage"))
-                        ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
-                return ck
+        if resume and (path.exists() or path.is_symlink()):
+            old, lines, torn = read_checkpoint(path)
+            old, predates = upgrade(old, head, resolve)
+            if old != head:
+                why = "; it was written before task options were recorded, so it is taken as made with the task's defaults" if predates and old["config"]["task_options"] != head["config"]["task_options"] else ""
+                raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}{why}); rerun without --resume, or use another --out")
+            if predates:
+                legacy_note(path, head, note)
+            if torn:
+                jsonl.cut_torn_line(path)
+                (note or _say)(f"note: {path}: dropped its torn last line (cut off mid-write by the crash); resuming with the {len(lines)} answer{'' if len(lines) == 1 else 's'} before it")
+            for line in lines:
+                ck.done[line["answer"]] = line.get("id")
+                ck._read_usage(line.get("usage"))
+                ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
+            return ck
         path.parent.mkdir(parents=True, exist_ok=True)
         for side in ("", "-wal", "-shm"):  # a new evaluation: none of an earlier one's calls
             (ck.calls.parent / (ck.calls.name + side)).unlink(missing_ok=True)
@@ -201,6 +247,52 @@ def answer_line(index: int, sample_id: str, judged: Mapping[str, Any], scores: M
     """An answer's checkpoint line: its index and id, the judgements made for it (``judged``: by :func:`pair_key`),
     its scores and judgements, and what its judging cost by model name."""
     return {"answer": index, "id": sample_id, "judged": dict(judged), "scores": dict(scores), "judgements": judgements, "usage": dict(usage or {})}
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def legacy_note(path: Path, head: Mapping[str, Any], note: Callable[[str], None] | None = None) -> None:
+    """Say (``note``, default stderr) that the checkpoint ``path``, written before task options were recorded, is
+    resumed as made with the defaults of ``head``'s task."""
+    (note or _say)(f"note: {path} was written before task options were recorded: resumed as made with {head['config']['task']}'s defaults (if it was made with other options, delete it)")
+
+
+#: what a damaged checkpoint's line ends with: the way out
+WAY_OUT = "delete it, or rerun without --resume, to judge every answer again"
+
+
+def read_checkpoint(path: Path, way_out: str = WAY_OUT) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
+    """``path``'s header, its answers' lines and whether a torn last line follows them (cut by the caller), read
+    strictly: anything else wrong with the file (not UTF-8, a line that is not JSON or not an object, no header, a
+    header of no version this code reads, a line that is not an answer's) is one :class:`VericiteError` naming
+    the file (and the line) and ``way_out`` (:data:`WAY_OUT`: evaluate's)."""
+    if not path.is_file():
+        raise VericiteError(f"cannot resume from {path}: it is not a file; remove it, or use another --out")
+    try:
+        open(path, "rb").close()
+    except OSError as e:  # not damaged: unreadable here (permissions)
+        raise VericiteError(f"cannot resume from {path}: cannot read it ({e.strerror or e})") from None
+    stats = jsonl.ReadStats()
+    try:
+        numbered = list(jsonl.read_numbered(path, policy="raise", torn="ignore", stats=stats))
+    except DataError as e:
+        raise VericiteError(f"cannot resume from a damaged checkpoint: {e}; {way_out}") from None
+    if not numbered:
+        raise VericiteError(f"cannot resume from {path}: it holds no header line (a damaged checkpoint); {way_out}")
+    (_, head), *rest = numbered
+    if not isinstance(head.get("config"), dict) or not isinstance(head.get("checkpoint"), str) or not head["checkpoint"].startswith("evaluate-answers@"):
+        raise VericiteError(f"cannot resume from {path}: its first line is not a checkpoint header ({jsonl.preview(head)}); {way_out}")
+    if head["checkpoint"] not in (VERSION, LEGACY):
+        raise VericiteError(f"cannot resume from {path}: it is a checkpoint of another version ({head['checkpoint']}, not {VERSION}); {way_out}")
+    lines = []
+    for n, line in rest:
+        answer, judged, usage = line.get("answer"), line.get("judged", {}), line.get("usage", {})
+        if not (isinstance(answer, int) and not isinstance(answer, bool) and answer >= 0 and "id" in line and isinstance(judged, dict) and isinstance(usage, (dict, type(None)))):
+            raise VericiteError(f"cannot resume from {path}:{n}: not an answer's line ({jsonl.preview(line)}); {way_out}")
+        lines.append(line)
+    return head, lines, stats.torn_last
 
 
 _MISSING = object()

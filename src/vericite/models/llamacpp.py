@@ -225,6 +225,13 @@ class LlamaCppBackend:
             self._sha256 = file_sha256(self.model_path)
         return ModelIdentity(name=self.name, backend="llamacpp", model=self.model_path.name, sha256=self._sha256)
 
+    def register_as(self, name: str, sha256: str | None = None) -> None:
+        """This instance's file is the registered model ``name`` (``sha256``: its known hash, verified against the
+        file): named so, as when it is loaded by that name (``models/local.py`` shares one instance per file)."""
+        self.name = name
+        if sha256 is not None:
+            self._sha256 = sha256
+
     def cache_key_extra(self) -> dict[str, Any]:
         """Settings beyond the identity that change outputs (recorded in the call cache's key)."""
         return {"sampling": self.sampling}

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from .. import __version__, jsonl
 from ..errors import DataError
 from ..outputs import PathLock
+from ..protocols import CorpusPreparing
 from ..totals import token_totals
 from .rundir import LOCK
 
@@ -77,7 +78,9 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
             manifest = json.loads(sibling.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             manifest = None
-    checkpoint = answer_checkpoint(out, cfg, task, evaluate.input_file(input_path), resume=resume)
+    if isinstance(task, CorpusPreparing):  # what the checkpoint records is the evaluation the task resolved to
+        task.prepare([it.sample for it in read.items])
+    checkpoint = answer_checkpoint(out, cfg, task, evaluate.input_file(input_path), resume=resume, resolve=resolver(input_path))
     pool = None
     if ray is not None:  # the answers not checkpointed yet are scored on Ray actors, their lines written here
         from .distributed import answer_pool
@@ -98,10 +101,31 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
     return results
 
 
-def answer_checkpoint(out: Path, cfg: Any, task: Any, answers: Path, *, resume: bool, **extra: Any) -> Any:
+def answer_checkpoint(out: Path, cfg: Any, task: Any, answers: Path, *, resume: bool, resolve: Any = None, **extra: Any) -> Any:
     """The per-answer checkpoint of an evaluation into ``out`` of the answers in ``answers`` (``evaluate/checkpoint.py``):
-    with ``resume`` the one there, when it records the same evaluation (else one line saying what differs)."""
+    with ``resume`` the one there, when it records the same evaluation (else one line saying what differs);
+    ``resolve``: a task name -> the evaluation it resolves to over these answers (for an older checkpoint's)."""
     from ..evaluate.checkpoint import AnswerCheckpoint, fingerprint
     from ..paths import file_sha256
 
-    return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume)
+    return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume, resolve=resolve)
+
+
+def resolver(input_path: str | Path, samples: Any = None) -> Any:
+    """``resolve(name)`` for an older checkpoint's task name: the evaluation that task resolves to over the answers
+    of ``input_path`` (read as that task reads them; ``samples``: already read), as ``evaluate`` resolves it
+    (``evaluate.checkpoint.task_name``); None for a name that is no task now."""
+    from .. import evaluate
+    from ..errors import VericiteError
+    from ..evaluate.checkpoint import task_name
+
+    def resolve(name: str) -> str | None:
+        try:
+            task = evaluate.load_task(name)
+            if isinstance(task, CorpusPreparing):
+                task.prepare(samples if samples is not None else [it.sample for it in evaluate.read_answers(input_path, task).items])
+        except VericiteError:
+            return None
+        return task_name(task)
+
+    return resolve

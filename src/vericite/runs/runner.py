@@ -81,7 +81,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     from ..jsonl import read_appended
     from ..registry import create
     from .loop import generate_run
-    from ..protocols import GenerationVarying
+    from ..protocols import CorpusPreparing, GenerationVarying
     from .results import run_metadata, write_evaluation
 
     samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
@@ -118,13 +118,15 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
             raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
         sub = out / f"level-{level}"
         manifest = generate_run(level_gens[str(level)], sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
-        finished = finished_evaluation(sub, eval_cfg, task, judge, resume)
+        records = list(read_appended(sub / "samples.jsonl"))
+        items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
+        if isinstance(task, CorpusPreparing):  # the checkpoint records the evaluation the task resolved to
+            task.prepare([it.sample for it in items])
+        finished = finished_evaluation(sub, eval_cfg, task, judge, resume, samples=[it.sample for it in items])
         if isinstance(finished, tuple):  # evaluated before, with this configuration: read back, nothing judged
             level_results, evaluated = finished
             n_items = int(level_results.get("counts", {}).get("samples", len(evaluated)))
         else:
-            records = list(read_appended(sub / "samples.jsonl"))
-            items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
             # the answering model serves any other role given its name (G-Eval with the same model): loaded once
             body, evaluated = evaluate_items(items, eval_cfg, task=task, judge=judge, models={cfg.model: backend}, progress=progress, checkpoint=finished)
             level_results = run_metadata("evaluate", {**config, "level": level}, manifest)
@@ -173,19 +175,26 @@ def run_judge(spec: str, eval_cfg: Any, model: str, backend: Any) -> Any:
     return load_judge(spec, ctx=dataclasses.replace(base, load_model=load))
 
 
-def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resume: bool) -> Any:
+def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resume: bool, samples: Any = None) -> Any:
     """``level``'s evaluation: (results, records) when ``resume`` and it finished with the settings, bootstrap and
     answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
     evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level
-    whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise."""
-    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint
+    whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise. A
+    checkpoint of the previous header is compared as ``evaluate.checkpoint.upgrade`` reads it, its task name
+    resolved over the level's answers (``samples``, else read)."""
+    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint, legacy_note, read_checkpoint, upgrade
+    from .results import resolver
     from ..paths import file_sha256
     from ..jsonl import read_appended
     from ..metrics.judging import judge_id
 
     folder = level / "eval"
     header = {"checkpoint": VERSION, **fingerprint(eval_cfg, task, file_sha256(level / "samples.jsonl"), {"judge_id": judge_id(judge) if judge is not None else None})}
-    old = next(iter(read_appended(folder / NAME)), None) if resume else None
+    # a damaged checkpoint is one line (read_checkpoint), not a level silently evaluated again
+    way_out = "delete it to evaluate this level's answers again (the rest of the run resumes)"
+    old = read_checkpoint(folder / NAME, way_out)[0] if resume and (folder / NAME).exists() else None
+    resolve = resolver(level / "samples.jsonl", samples)
+    old, predates = upgrade(old, header, resolve) if old is not None else (None, False)
     same = old == header
     if same and (folder / "results.json").is_file():
         import json
@@ -197,9 +206,11 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resum
             results = None  # unreadable: its corpus scored again (from the checkpoint)
         bootstrap = {k: getattr(eval_cfg, k) for k in CORPUS_ONLY}
         if isinstance(results, dict) and {k: (results.get("config") or {}).get(k) for k in CORPUS_ONLY} == bootstrap:
+            if predates:
+                legacy_note(folder / NAME, header)
             return results, records
     (folder / "results.json").unlink(missing_ok=True)
-    return AnswerCheckpoint.open(folder, {k: v for k, v in header.items() if k != "checkpoint"}, resume=same)
+    return AnswerCheckpoint.open(folder, {k: v for k, v in header.items() if k != "checkpoint"}, resume=same, resolve=resolve)
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

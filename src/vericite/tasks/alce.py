@@ -73,6 +73,12 @@ class AlceTask:
         self.qa_model = qa_model
 
     @property
+    def resolved_name(self) -> str:
+        """The evaluation this task is once its sub-task is known (``alce`` over ASQA answers: ``alce-asqa``), what
+        ``evaluate --resume`` compares; its name while the sub-task is not known."""
+        return f"alce-{self.subtask}" if self.subtask else self.name
+
+    @property
     def citation_format(self) -> str:
         return "alce-qampari" if self.subtask == "qampari" else "alce"
 

@@ -158,3 +158,70 @@ def test_local_weights_are_loaded_once_per_process(monkeypatch, tmp_path):
     assert d is not a and len(made) == 3 and models.load_model(f"llamacpp:{gguf}", cache=False) is d
     e = models.load_model(f"llamacpp:{gguf}", cache=False, state_cache_mb=0)  # given explicitly: the env is not read
     assert e is not a and e is not d and len(made) == 4
+
+
+def test_a_registered_name_and_llamacpp_of_its_file_share_one_instance(monkeypatch, tmp_path):
+    """Shared local weights are keyed by the file (resolved: a symlink or another spelling of the path is the same
+    file) and the settings, not by the spec string: ``llamacpp:<file>`` and the registered name of that file give
+    one instance, in either order, named as registered (its name and known hash); another file is another."""
+    import hashlib
+
+    from vericite import models, registry
+    from vericite.models import llamacpp, local, provision
+    from vericite.models.provision import ModelSpec
+
+    made = []
+
+    class Dummy(FakeBackend):  # LlamaCppBackend's name and known hash, and its register_as (tested below)
+        def __init__(self, path, name=None, sha256=None, **kw):
+            super().__init__()
+            self.name, self.sha256 = name, sha256
+            made.append(path)
+
+        def register_as(self, name, sha256=None):
+            self.name, self.sha256 = name, sha256 or self.sha256
+
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    gguf = folder / "tiny.gguf"
+    gguf.write_bytes(b"GGUF tiny weights")
+    spec = ModelSpec("tiny-model", "llamacpp", "tiny.gguf", hashlib.sha256(gguf.read_bytes()).hexdigest(), gguf.stat().st_size, "package", package="x")
+    monkeypatch.setattr(provision, "_package_dir", lambda _pkg: folder)
+    monkeypatch.setitem(registry.models._entries, "tiny-model", spec)
+    monkeypatch.setattr(llamacpp, "LlamaCppBackend", Dummy)
+    link = tmp_path / "link.gguf"
+    link.symlink_to(gguf)
+
+    for first, second in (("tiny-model", f"llamacpp:{gguf}"), (f"llamacpp:{link}", "tiny-model")):
+        monkeypatch.setattr(local, "_LOCAL", {})
+        monkeypatch.setattr(local, "_REGISTERED", set())
+        made.clear()
+        a = models.load_model(first, cache=False)
+        b = models.load_model(second, cache=False)
+        assert a is b and len(made) == 1, (first, second)
+        assert a.name == "tiny-model" and a.sha256 == spec.sha256  # named as registered, whichever came first
+        assert models.load_model(f"llamacpp:{folder}/../pkg/tiny.gguf", cache=False) is a
+        assert models.load_model("tiny-model", threads=1, cache=False) is not a  # other settings: another instance
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"GGUF other")
+    assert models.load_model(f"llamacpp:{other}", cache=False) is not a
+
+
+def test_a_llamacpp_instance_registered_as_a_name_takes_its_name_and_hash(monkeypatch, tmp_path):
+    """``LlamaCppBackend.register_as``: what the shared instance of a file made under ``llamacpp:<path>`` becomes when
+    its registered name asks for it (no model is loaded: llama_cpp is a stand-in)."""
+    from types import SimpleNamespace
+
+    from vericite.models import llamacpp
+
+    class Llama:
+        def __init__(self, model_path=None, n_ctx=512, n_threads=None):
+            raise AssertionError("not loaded")
+
+    monkeypatch.setattr(llamacpp, "_import_llama_cpp", lambda: SimpleNamespace(Llama=Llama))
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    b = llamacpp.LlamaCppBackend(gguf, n_threads=1)
+    assert b.name == f"llamacpp:{gguf}"
+    b.register_as("tiny-model", "ab" * 32)
+    assert b.name == "tiny-model" and b.identity().name == "tiny-model" and b.identity().sha256 == "ab" * 32
