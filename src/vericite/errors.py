@@ -26,10 +26,19 @@ class BackendError(VericiteError):
 
 
 class PluginError(BackendError):
-    """A call of a plugin's model backend or judge raised something other than a ``BackendError`` (a bug or an
-    unexpected failure of the plugin): the message names the plugin and gives the exception's class and message.
-    It is a ``BackendError``, so it is handled as a model that could not answer (``vericite.registry``: plugin
-    calls are guarded); ``KeyboardInterrupt`` and ``SystemExit`` are never turned into one."""
+    """A plugin's object (of any kind) raised something other than a ``BackendError`` in one of its calls, or its
+    factory raised something other than a ``VericiteError`` (a bug or an unexpected failure of the plugin): the
+    message names the plugin and gives the exception's class and message; ``kind`` is the registry's word for
+    what failed (``"backend"``, ``"metric"``, ``"retriever"`` ...). It is a ``BackendError``, so it is handled as a
+    model that could not answer (``vericite.registry``: plugin calls are guarded); ``KeyboardInterrupt`` and
+    ``SystemExit`` are never turned into one."""
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]  # kind survives pickling (Ray workers)
+        return (type(self), (str(self), self.kind))
 
 
 class DataError(VericiteError):

@@ -25,13 +25,18 @@ The first form is read from the package metadata at the first lookup and imports
 module of the second form is imported when a name is not found or when ``names()`` is asked. A plugin that
 fails to load warns once (:class:`PluginWarning`) and is left out: other lookups go on.
 
-A plugin's calls are guarded: an object of a kind whose registry names ``guarded`` methods (model backends and
-models: every model call, ``identity`` and ``close``; judges: ``judge``), built from any entry that
-``_builtins.py`` did not register, has those methods wrapped so that an exception other than a
-:class:`~vericite.errors.BackendError` raised in them becomes a :class:`~vericite.errors.PluginError` (a
-``BackendError``) naming the plugin, the exception's class and message. Wherever a model that cannot answer is
-handled (a failed question in ``errors.jsonl``, three in a row stop the run; one line and a non-zero exit), a
-plugin's bug is handled the same, never as a traceback. ``KeyboardInterrupt`` and ``SystemExit`` go through.
+A plugin's calls are guarded, for every kind: an object built from any entry that ``_builtins.py`` did not
+register (an entry point, a plugin module's ``register``, a built-in name registered again) has the methods its
+registry names ``guarded`` wrapped (model backends and models: every model call, ``identity`` and ``close``;
+judges: ``judge``; metrics: ``compute``, ``score_answers``; retrievers: ``retrieve``; ... each registry below), so
+that an exception other than a :class:`~vericite.errors.BackendError` raised in them becomes a
+:class:`~vericite.errors.PluginError` (a ``BackendError``) naming the plugin, the exception's class and message,
+with the registry's ``kind``. A plugin's factory that raises something other than a ``VericiteError`` gives one
+too (``... cannot be built: <class>: <message>``). Where a model that cannot answer is handled (a question that
+fails goes to ``errors.jsonl`` and the run goes on, three in a row stop it; else one line and exit 2), a plugin's
+failure is handled the same, never as a traceback; a plugin metric family that fails has its metrics not
+computed, with the line as the reason (``metrics.base.MetricRun.of``). ``KeyboardInterrupt`` and ``SystemExit``
+go through. An object that takes no attribute (``__slots__``) is returned wrapped in a :class:`GuardedProxy`.
 """
 
 from __future__ import annotations
@@ -174,15 +179,28 @@ class Registry(Generic[T]):
 
     def create(self, spec: str, ctx: BuildContext | None = None, **options: Any) -> T:
         """Build ``spec`` (``name`` or ``name:argument``): ``factory(argument, ctx=ctx, **options)``, checked
-        against this kind's Protocol."""
+        against this kind's Protocol. A plugin's object comes back guarded (module docstring)."""
         name, arg = self.split(spec)
         factory = self.get(name)
-        obj = factory(arg, ctx=ctx if ctx is not None else BuildContext(), **options)
+        ctx = ctx if ctx is not None else BuildContext()
+        if name in self._builtin:
+            obj = factory(arg, ctx=ctx, **options)
+            self.check(obj, name)
+            return obj  # type: ignore[no-any-return]
+        label = self.plugin_label(name, spec)
+        try:
+            obj = factory(arg, ctx=ctx, **options)
+        except VericiteError:
+            raise  # the plugin's own one-line message (a bad argument, a missing file)
+        except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line
+            raise PluginError(f"{label} cannot be built: {describe(e)}", kind=self.kind) from e
         self.check(obj, name)
-        if self.guarded and name not in self._builtin:
-            where = f"plugin {self._origin[name]}" if name in self._origin else "plugin"
-            guard_calls(obj, self.guarded, f"{self.kind} {str(spec).strip()!r} ({where})")
-        return obj  # type: ignore[no-any-return]
+        return guard_calls(obj, self.guarded, label, kind=self.kind) if self.guarded else obj  # type: ignore[no-any-return]
+
+    def plugin_label(self, name: str, spec: str) -> str:
+        """How a plugin's object is named in its failures: ``judge 'broken:x' (plugin vericite-broken)``."""
+        where = f"plugin {self._origin[name]}" if name in self._origin else "plugin"
+        return f"{self.kind} {str(spec).strip()!r} ({where})"
 
     def check(self, obj: Any, name: str = "") -> None:
         if self.protocol is None or isinstance(obj, self.protocol):
@@ -191,14 +209,22 @@ class Registry(Generic[T]):
         raise VericiteError(f"{self.kind} {name!r} built a {type(obj).__name__}, which is not a {self.protocol.__name__} (missing: {missing})")
 
 
+def describe(e: BaseException) -> str:
+    """An exception as one line: ``"<class>: <message>"`` (the message's whitespace folded, at most 300 characters)."""
+    message = " ".join(str(e).split())
+    message = message if len(message) <= 300 else message[:299] + "…"
+    return type(e).__name__ + (f": {message}" if message else "")
+
+
 class GuardedCall:
     """A method of an object built from a plugin, with an exception other than a ``BackendError`` raised in it
-    turned into a :class:`PluginError`: ``"<label> failed: <class>: <message>"``, on one line. ``KeyboardInterrupt``
-    and ``SystemExit`` (which are no ``Exception``) go through as they are."""
+    turned into a :class:`PluginError`: ``"<label> failed: <class>: <message>"``, on one line, of ``kind``.
+    ``KeyboardInterrupt`` and ``SystemExit`` (which are no ``Exception``) go through as they are."""
 
-    def __init__(self, method: Callable[..., Any], label: str) -> None:
+    def __init__(self, method: Callable[..., Any], label: str, kind: str | None = None) -> None:
         self.method = method
         self.label = label
+        self.kind = kind
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -206,26 +232,140 @@ class GuardedCall:
         except BackendError:
             raise
         except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line, handled as a failed call
-            message = " ".join(str(e).split())
-            message = message if len(message) <= 300 else message[:299] + "…"
-            raise PluginError(f"{self.label} failed: {type(e).__name__}" + (f": {message}" if message else "")) from e
+            raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
 
     def __repr__(self) -> str:
         return f"GuardedCall({self.method!r})"
 
 
-def guard_calls(obj: Any, methods: tuple[str, ...], label: str) -> None:
-    """Wrap each of ``methods`` that ``obj`` has in a :class:`GuardedCall` (on the object itself, so its class,
-    capabilities and attributes are unchanged); a method already guarded is left as it is, and an object that
-    takes no attribute (``__slots__``) keeps its methods unguarded."""
-    for name in methods:
-        method = getattr(obj, name, None)
-        if not callable(method) or isinstance(method, GuardedCall):
-            continue
-        try:
-            object.__setattr__(obj, name, GuardedCall(method, label))
-        except (AttributeError, TypeError):
-            return
+def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | None = None) -> Any:
+    """``obj`` with each of ``methods`` that it has wrapped in a :class:`GuardedCall`; returns the object to use.
+
+    An object with a ``__dict__`` is guarded in place (the wrappers are set on it), so its class, capabilities and
+    attributes are unchanged and it pickles as before; a method already guarded is left as it is. An object that
+    takes no attribute (``__slots__`` without ``__dict__``) is wrapped in a :class:`GuardedProxy` instead: the
+    same attributes and capabilities (and ``isinstance`` of its class), its calls guarded."""
+    todo = [n for n in methods if callable(getattr(obj, n, None)) and not isinstance(getattr(obj, n), GuardedCall)]
+    if not todo or isinstance(obj, GuardedProxy):
+        return obj
+    try:
+        for name in todo:
+            object.__setattr__(obj, name, GuardedCall(getattr(obj, name), label, kind))
+    except (AttributeError, TypeError):
+        for name in todo:  # some were set before the object refused one: take them back, the proxy guards them
+            if isinstance(vars(obj).get(name) if hasattr(obj, "__dict__") else None, GuardedCall):
+                object.__delattr__(obj, name)
+        return _guarded_proxy(obj, tuple(todo), label, kind)
+    return obj
+
+
+def rebind_guards(obj: Any) -> Any:
+    """After ``copy.copy`` of an object guarded in place, the copy's wrappers still call the original's methods:
+    bind them to the copy (a metric family's judged part, ``evaluate/pipeline.py``). Returns ``obj``."""
+    if isinstance(obj, GuardedProxy) or not hasattr(obj, "__dict__"):
+        return obj
+    for name, call in list(vars(obj).items()):
+        if isinstance(call, GuardedCall) and getattr(call.method, "__self__", obj) is not obj:
+            function = getattr(type(obj), name, None)
+            if callable(function):
+                object.__setattr__(obj, name, GuardedCall(function.__get__(obj, type(obj)), call.label, call.kind))
+    return obj
+
+
+class GuardedProxy:
+    """A plugin's object that takes no attribute, with its guarded calls: every other attribute is the object's
+    own (read and written through), ``isinstance(proxy, TheClass)`` holds, and it copies and pickles as a proxy of
+    a copy of the object. Built by :func:`guard_calls`, one subclass per class (each public attribute of the class
+    a descriptor, so Protocol checks that look attributes up statically find them)."""
+
+    __slots__ = ("_vericite_target", "_vericite_calls", "_vericite_guard")
+
+    def __init__(self, target: Any, methods: tuple[str, ...], label: str, kind: str | None) -> None:
+        object.__setattr__(self, "_vericite_target", target)
+        object.__setattr__(self, "_vericite_guard", (methods, label, kind))
+        object.__setattr__(self, "_vericite_calls", {n: GuardedCall(getattr(target, n), label, kind) for n in methods})
+
+    def __getattr__(self, name: str) -> Any:  # only names the proxy's class does not have
+        if name.startswith("_vericite_"):
+            raise AttributeError(name)
+        calls = object.__getattribute__(self, "_vericite_calls")
+        return calls[name] if name in calls else getattr(object.__getattribute__(self, "_vericite_target"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(object.__getattribute__(self, "_vericite_target"), name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(object.__getattribute__(self, "_vericite_target"), name)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(proxy, TheClass) holds; type(proxy) is the proxy's
+        return type(object.__getattribute__(self, "_vericite_target"))
+
+    def __dir__(self) -> list[str]:
+        return dir(object.__getattribute__(self, "_vericite_target"))
+
+    def __repr__(self) -> str:
+        return repr(object.__getattribute__(self, "_vericite_target"))
+
+    def __reduce__(self) -> Any:
+        return (_guarded_proxy, (object.__getattribute__(self, "_vericite_target"), *object.__getattribute__(self, "_vericite_guard")))
+
+    def __copy__(self) -> Any:
+        import copy
+
+        return _guarded_proxy(copy.copy(object.__getattribute__(self, "_vericite_target")), *object.__getattribute__(self, "_vericite_guard"))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        import copy
+
+        target = copy.deepcopy(object.__getattribute__(self, "_vericite_target"), memo)
+        return _guarded_proxy(target, *object.__getattribute__(self, "_vericite_guard"))
+
+
+class _Delegated:
+    """An attribute of a :class:`GuardedProxy`'s class: the guarded call, else the object's own attribute."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, proxy: Any, owner: type | None = None) -> Any:
+        if proxy is None:
+            return self
+        calls = object.__getattribute__(proxy, "_vericite_calls")
+        if self.name in calls:
+            return calls[self.name]
+        return getattr(object.__getattribute__(proxy, "_vericite_target"), self.name)
+
+    def __set__(self, proxy: Any, value: Any) -> None:
+        setattr(object.__getattribute__(proxy, "_vericite_target"), self.name, value)
+
+    def __delete__(self, proxy: Any) -> None:
+        delattr(object.__getattribute__(proxy, "_vericite_target"), self.name)
+
+
+_proxy_classes: dict[type, type] = {}
+
+
+def _guarded_proxy(target: Any, methods: tuple[str, ...], label: str, kind: str | None) -> GuardedProxy:
+    cls = type(target)
+    with _lock:
+        if cls not in _proxy_classes:
+            names = [n for n in dir(cls) if not n.startswith("__")] + [n for n in protocol_members(cls) if not n.startswith("_")]
+            namespace: dict[str, Any] = {n: _Delegated(n) for n in dict.fromkeys(names) if not n.startswith("_vericite_")}
+            namespace["__slots__"] = ()
+            for dunder in ("__len__", "__iter__", "__contains__", "__getitem__", "__enter__", "__exit__", "__call__"):
+                if hasattr(cls, dunder):
+                    namespace[dunder] = _dunder(dunder)
+            _proxy_classes[cls] = type(f"Guarded{cls.__name__}", (GuardedProxy,), namespace)
+    return _proxy_classes[cls](target, methods, label, kind)  # type: ignore[no-any-return]
+
+
+def _dunder(name: str) -> Callable[..., Any]:
+    def call(proxy: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(object.__getattribute__(proxy, "_vericite_target"), name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
 
 
 def protocol_members(protocol: type) -> list[str]:
@@ -242,19 +382,20 @@ BACKEND_CALLS = ("generate", "logprobs", "next_token_logprobs", "next_token_logp
 
 backends: Registry[P.LLMBackend] = Registry("backend", P.LLMBackend, BACKEND_CALLS)
 models: Registry[P.LLMBackend] = Registry("model", P.LLMBackend, BACKEND_CALLS)  # embedded models: name -> ModelSpec
-judges: Registry[P.Judge] = Registry("judge", P.Judge, ("judge",))
-metrics: Registry[P.Metric] = Registry("metric", P.Metric)
-methods: Registry[P.Method] = Registry("method", P.Method)
-datasets: Registry[P.Dataset] = Registry("dataset", P.Dataset)
-builders: Registry[P.Builder] = Registry("builder", P.Builder)
-experiments: Registry[P.Experiment] = Registry("experiment", P.Experiment)
-tasks: Registry[P.Task] = Registry("task", P.Task)
-graphs: Registry[P.KnowledgeGraph] = Registry("graph", P.KnowledgeGraph)
-docstores: Registry[P.DocumentStore] = Registry("document store", P.DocumentStore)
-retrievers: Registry[P.Retriever] = Registry("retriever", P.Retriever)
-formats: Registry[P.CitationFormat] = Registry("citation format", P.CitationFormat)
-scorers: Registry[P.PairScorer] = Registry("pair scorer", P.PairScorer)
-embedders: Registry[P.Embedder] = Registry("embedder", P.Embedder)
+judges: Registry[P.Judge] = Registry("judge", P.Judge, ("judge", "options"))
+#: a plugin metric family's runs (a failure: its metrics not computed, with the line as the reason)
+metrics: Registry[P.Metric] = Registry("metric", P.Metric, ("compute", "score_answers", "judging_part"))
+methods: Registry[P.Method] = Registry("method", P.Method, ("answer", "manifest", "check_samples", "summarise", "show_progress", "close"))
+datasets: Registry[P.Dataset] = Registry("dataset", P.Dataset, ("load", "demonstration", "corpus_file"))
+builders: Registry[P.Builder] = Registry("builder", P.Builder, ("build",))
+experiments: Registry[P.Experiment] = Registry("experiment", P.Experiment, ("samples_at", "presentation", "generation_at"))
+tasks: Registry[P.Task] = Registry("task", P.Task, ("metric_names", "suite", "counts", "read_records", "convert_record", "prepare", "spec_options"))
+graphs: Registry[P.KnowledgeGraph] = Registry("graph", P.KnowledgeGraph, ("find_entities", "entity", "one_hop", "close"))
+docstores: Registry[P.DocumentStore] = Registry("document store", P.DocumentStore, ("add", "get", "search", "close"))
+retrievers: Registry[P.Retriever] = Registry("retriever", P.Retriever, ("retrieve", "search", "options", "close"))
+formats: Registry[P.CitationFormat] = Registry("citation format", P.CitationFormat, ("parse",))
+scorers: Registry[P.PairScorer] = Registry("pair scorer", P.PairScorer, ("score", "close"))
+embedders: Registry[P.Embedder] = Registry("embedder", P.Embedder, ("embed", "embed_queries", "close"))
 
 REGISTRIES: dict[str, Registry[Any]] = {
     "backends": backends,

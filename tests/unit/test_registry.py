@@ -228,3 +228,113 @@ def test_a_plugin_judges_failure_is_one_plugin_error_naming_it(scratch_kind):
     assert isinstance(j, Broken) and j.id == "fake@1"
     with pytest.raises(PluginError, match=r"^judge 'broken:x' \(plugin\) failed: KeyError: 'premise'$"):
         j.judge([JudgePair("e", "c")])
+
+
+# --------------------------------------------------------------------------- every kind guarded
+
+
+class _BrokenStore:
+    """A plugin's document store whose search raises."""
+
+    def add(self, passages):
+        return len(list(passages))
+
+    def get(self, passage_id):
+        return None
+
+    def search(self, query, k=10):
+        raise OSError("index file truncated")
+
+
+def test_every_kind_names_the_calls_it_guards():
+    assert all(reg.guarded for reg in r.REGISTRIES.values())
+
+
+def test_a_plugin_document_stores_failure_is_a_plugin_error_of_its_kind(scratch_kind):
+    from vericite.errors import PluginError
+
+    scratch_kind(r.docstores, "broken-store", lambda arg, *, ctx, **o: _BrokenStore())
+    store = create("docstores", "broken-store:/srv/idx")
+    assert type(store) is _BrokenStore and store.add([]) == 0
+    with pytest.raises(PluginError, match=r"^document store 'broken-store:/srv/idx' \(plugin\) failed: OSError: index file truncated$") as e:
+        store.search("q")
+    assert e.value.kind == "document store"
+    import pickle
+
+    again = pickle.loads(pickle.dumps(e.value))  # Ray sends it back from a worker
+    assert str(again) == str(e.value) and again.kind == "document store"
+
+
+def test_a_plugin_factory_that_raises_is_one_plugin_error_and_its_own_errors_go_through(scratch_kind):
+    from vericite.errors import DataError, PluginError
+
+    def factory(arg, *, ctx, **o):
+        if arg == "mine":
+            raise DataError("no such graph: mine")
+        return {}["graph"]
+
+    scratch_kind(r.graphs, "unopenable", factory)
+    with pytest.raises(PluginError, match=r"^graph 'unopenable:x' \(plugin\) cannot be built: KeyError: 'graph'$") as e:
+        create("graphs", "unopenable:x")
+    assert e.value.kind == "graph"
+    with pytest.raises(DataError, match="^no such graph: mine$"):
+        create("graphs", "unopenable:mine")
+
+
+class _SlottedScorer:
+    """A plugin's pair scorer that takes no attribute (``__slots__``): it used to be left unguarded."""
+
+    __slots__ = ("id", "calls")
+
+    def __init__(self) -> None:
+        self.id = "slotted@1"
+        self.calls = 0
+
+    def score(self, pairs):
+        self.calls += 1
+        raise ValueError("bad pair")
+
+    def __len__(self) -> int:
+        return 7
+
+
+def test_an_object_with_slots_is_guarded_through_a_proxy(scratch_kind):
+    import copy
+    import pickle
+
+    from vericite.errors import PluginError
+    from vericite.protocols import PairScorer
+
+    scratch_kind(r.scorers, "slotted", lambda arg, *, ctx, **o: _SlottedScorer())
+    s = create("scorers", "slotted")
+    assert isinstance(s, r.GuardedProxy) and isinstance(s, _SlottedScorer) and isinstance(s, PairScorer)
+    assert s.id == "slotted@1" and len(s) == 7
+    with pytest.raises(PluginError, match=r"^pair scorer 'slotted' \(plugin\) failed: ValueError: bad pair$"):
+        s.score([("q", "t")])
+    s.id = "renamed@1"  # attributes are the object's own, read and written through
+    assert s.calls == 1 and s.id == "renamed@1"
+    for other in (copy.copy(s), pickle.loads(pickle.dumps(s))):
+        assert isinstance(other, r.GuardedProxy) and other.id == "renamed@1"
+        with pytest.raises(PluginError):
+            other.score([])
+    assert s.calls == 1  # a copy calls its own object
+
+
+def test_a_copy_of_a_plugin_object_calls_its_own_methods(scratch_kind):
+    import copy
+
+    from vericite.fakes.pipeline import FakeMetric
+
+    class Counting(FakeMetric):
+        def __init__(self) -> None:
+            self.seen = 0
+
+        def compute(self, samples, answers):
+            self.seen += 1
+            return {}
+
+    scratch_kind(r.metrics, "counting", lambda arg, *, ctx, **o: Counting())
+    m = create("metrics", "counting")
+    part = r.rebind_guards(copy.copy(m))
+    part.compute([], [])
+    assert (part.seen, m.seen) == (1, 0) and isinstance(vars(part)["compute"], r.GuardedCall)

@@ -240,17 +240,37 @@ class MetricRun:
 
     @classmethod
     def of(cls, metric: Any, samples: Sequence[Any], answers: Sequence[Any], progress: ProgressBar | None = None) -> "MetricRun":
-        """Run ``metric`` over a corpus: its own run when it is an AnswerScorer, else its results alone."""
-        from ..errors import VericiteError
+        """Run ``metric`` over a corpus: its own run when it is an AnswerScorer, else its results alone. A plugin's
+        family that fails (a ``PluginError`` of kind ``metric``: its own bug, not a model's or judge's it uses) has
+        every metric not computed, with that one line as the reason: the evaluation goes on."""
+        from ..errors import PluginError, VericiteError
         from ..protocols import AnswerScorer
 
-        if isinstance(metric, AnswerScorer):
-            run = metric.score_answers(samples, answers, progress=progress)
-            if not isinstance(run, MetricRun):
-                raise VericiteError(f"metric {getattr(metric, 'id', metric)!r}: score_answers returned a {type(run).__name__}, not a MetricRun")
-            return run
-        results = dict(metric.compute(samples, answers))
+        try:
+            if isinstance(metric, AnswerScorer):
+                run = metric.score_answers(samples, answers, progress=progress)
+                if not isinstance(run, MetricRun):
+                    raise VericiteError(f"metric {getattr(metric, 'id', metric)!r}: score_answers returned a {type(run).__name__}, not a MetricRun")
+                return run
+            results = dict(metric.compute(samples, answers))
+        except PluginError as e:
+            if e.kind != "metric":
+                raise
+            return cls.failed(metric, samples, str(e))
         return cls(metric.id, results, [{} for _ in samples], [[] for _ in samples])
+
+    @classmethod
+    def failed(cls, metric: Any, samples: Sequence[Any], reason: str) -> "MetricRun":
+        """The run of a family that failed: each of its metrics (its ``specs`` when it declares them, else its
+        ``names``) not computed, with ``reason``; no version recorded."""
+        specs = {s.name: s for s in getattr(metric, "specs", ()) or () if isinstance(s, MetricSpec)}
+        version = str(getattr(metric, "id", "")).partition("@")[2] or "1"
+        inputs = tuple(getattr(metric, "inputs", ("answer",)))
+        results = {}
+        for name in getattr(metric, "names", ()):
+            spec = specs.get(name) or MetricSpec(name, inputs, version=version)
+            results[name] = MetricResult.not_computed(spec, reason)
+        return cls(None, results, [{} for _ in samples], [[] for _ in samples])
 
 
 @dataclass

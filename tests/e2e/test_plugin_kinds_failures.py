@@ -1,0 +1,228 @@
+"""A plugin of any kind that raises (a bug of the plugin) never reaches the user as a traceback.
+
+Where one item's failure can be counted and the run go on, it is: a plugin method, retriever, graph or embedder
+that raises fails that question (``errors.jsonl``, as a model call that could not answer; when all fail, one
+line and a non-zero exit); a plugin metric family that raises has its metrics not computed, with the line as the
+reason, and the evaluation goes on. Where it cannot (a dataset that cannot load, a task, a pair scorer inside a
+built-in family, a factory that cannot build), the command ends with one line naming the plugin, the exception's
+class and message, exit 2. Each fake plugin is registered through the registry, as a plugin module would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from vericite import registry
+from vericite.cli.main import cli
+from vericite.fakes.knowledge import DEMO_FACTS, DictGraph, graph_from
+from vericite.fakes.pipeline import FakeDataset, FakeMethod, FakeMetric, FakeTask
+from vericite.fakes.scoring import FakeEmbedder, FakePairScorer
+
+
+@pytest.fixture
+def plugin():
+    """Register ``factory`` as ``name`` in ``reg`` (a plugin's entry), removed after the test."""
+    added: list[tuple[registry.Registry, str]] = []
+
+    def add(reg: registry.Registry, name: str, make) -> None:
+        reg.register(name, lambda arg, *, ctx, **o: make(), replace=True)
+        added.append((reg, name))
+
+    yield add
+    for reg, name in added:
+        reg.unregister(name)
+
+
+def invoke(args: list[str]):
+    return CliRunner().invoke(cli, args)
+
+
+def one_line(r, exit_code: int | None = 2) -> str:
+    """The command ended with ``exit_code`` (None: any but 0), no traceback and exactly one error line (besides a
+    run's summary on stdout); that line."""
+    assert (r.exit_code != 0 if exit_code is None else r.exit_code == exit_code), (r.output, r.exception)
+    assert r.exception is None or isinstance(r.exception, SystemExit), (r.output, r.exception)
+    assert "Traceback" not in r.output, r.output
+    lines = [line for line in r.output.splitlines() if line.strip().startswith("error:")]
+    assert len(lines) == 1, r.output
+    return lines[0]
+
+
+def errors_of(out) -> list[str]:
+    return [json.loads(x)["error"] for x in (out / "errors.jsonl").read_text().splitlines()]
+
+
+def questions(tmp_path, passages: bool = True):
+    """Two questions about the fake graph's entities; with ``passages``, carrying their documents (for the
+    closed-book method's post-hoc citations)."""
+    p = tmp_path / "q.jsonl"
+    lines = [{"id": "q1", "question": "Who was the father of Ada Lovelace?", "passages": [{"id": "d1", "title": "Ada", "text": "Ada Lovelace was Byron's daughter."}]},
+             {"id": "q2", "question": "Where was Lord Byron born?", "passages": [{"id": "d2", "title": "Byron", "text": "Lord Byron was born in London."}]}]  # fmt: skip
+    if not passages:
+        lines = [{k: v for k, v in x.items() if k != "passages"} for x in lines]
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return p
+
+
+# --------------------------------------------------------------------------- counted: the run goes on
+
+
+class FlakyMethod(FakeMethod):
+    """A plugin method whose first answer raises."""
+
+    calls = 0
+
+    def answer(self, sample):
+        FlakyMethod.calls += 1
+        if FlakyMethod.calls == 1:
+            raise IndexError("list index out of range")
+        return super().answer(sample)
+
+
+def test_a_plugin_method_that_raises_fails_that_question_and_the_run_goes_on(tmp_path, plugin):
+    FlakyMethod.calls = 0
+    plugin(registry.methods, "flaky-method", FlakyMethod)
+    out = tmp_path / "g"
+    r = invoke(["generate", "--method", "flaky-method", "--model", "fake", "--dataset", "demo", "--out", str(out), "-q", "--no-cache", "--max-failures", "50%"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
+    assert errors_of(out) == ["method 'flaky-method:fake' (plugin) failed: IndexError: list index out of range"]
+    assert len((out / "samples.jsonl").read_text().splitlines()) == 4
+
+
+class BrokenRetriever:
+    id = "broken@1"
+
+    def retrieve(self, question):
+        raise ConnectionResetError(f"lost the index while asking {question[:5]!r}")
+
+
+def test_a_plugin_retriever_that_raises_fails_each_question_and_the_run_ends_in_one_line(tmp_path, plugin):
+    plugin(registry.retrievers, "broken-retriever", BrokenRetriever)
+    out = tmp_path / "g"
+    r = invoke(["generate", "--method", "vanilla", "--model", "fake", "--dataset", "demo", "--index", str(tmp_path / "idx"), "--retriever", "broken-retriever",
+                "--out", str(out), "-q", "--no-cache"])  # fmt: skip
+    line = one_line(r, None)
+    assert f"retriever 'broken-retriever:{tmp_path / 'idx'}' (plugin) failed: ConnectionResetError: lost the index while asking" in line and "3 calls failed in a row" in line
+    errors = errors_of(out)
+    assert errors and all(e.startswith(f"retriever 'broken-retriever:{tmp_path / 'idx'}' (plugin) failed: ConnectionResetError") for e in errors)
+
+
+class BrokenGraph(DictGraph):
+    """A plugin graph (with the fake retriever's entity labels) whose one-hop lookup raises."""
+
+    def __init__(self) -> None:
+        demo = graph_from(DEMO_FACTS)
+        super().__init__(demo.triples, demo.labels)
+
+    def one_hop(self, entity_id):
+        raise RuntimeError(f"store closed under {entity_id}")
+
+
+def test_a_plugin_graph_that_raises_fails_the_questions_that_read_it(tmp_path, plugin):
+    plugin(registry.graphs, "broken-graph", BrokenGraph)
+    out = tmp_path / "g"
+    r = invoke(["generate", "--method", "vanilla", "--model", "fake", "--dataset", str(questions(tmp_path, passages=False)), "--index", str(tmp_path / "idx"),
+                "--retriever", "fake:broken-graph",
+                "--out", str(out), "-q", "--no-cache"])  # fmt: skip
+    line = one_line(r, None)
+    assert "graph 'broken-graph' (plugin) failed: RuntimeError: store closed under Q" in line
+    assert errors_of(out) == ["graph 'broken-graph' (plugin) failed: RuntimeError: store closed under Q1", "graph 'broken-graph' (plugin) failed: RuntimeError: store closed under Q2"]
+
+
+class BrokenEmbedder(FakeEmbedder):
+    def embed(self, texts):
+        raise MemoryError("cannot allocate the batch")
+
+
+def test_a_plugin_embedder_that_raises_fails_each_question_in_one_line(tmp_path, plugin):
+    plugin(registry.embedders, "broken-embedder", BrokenEmbedder)
+    out = tmp_path / "g"
+    r = invoke(["generate", "--method", "closedbook", "--model", "fake", "--dataset", str(questions(tmp_path)), "--method-arg", "posthoc=embedder:broken-embedder",
+                "--out", str(out), "-q", "--no-cache"])  # fmt: skip
+    line = one_line(r, None)
+    assert "embedder 'broken-embedder' (plugin) failed: MemoryError: cannot allocate the batch" in line
+    assert errors_of(out) == ["embedder 'broken-embedder' (plugin) failed: MemoryError: cannot allocate the batch"] * 2
+
+
+class BrokenMetric(FakeMetric):
+    def compute(self, samples, answers):
+        return {"fake_cited_share": 1 / 0}
+
+
+class TaskWithPluginMetric(FakeTask):
+    metrics = ("broken-metric",)
+
+    def suite(self, settings, *, judge, ctx):
+        return [registry.create("metrics", "broken-metric", ctx)]
+
+
+def kalma_lines(tmp_path):
+    knowledge = [{"subject": "Q1", "subject_label": "Ann", "property": "place of birth", "value": "Rome"}]
+    rec = {"id": "a", "question": "Where was Ann born?", "answer": "Ann was born in Rome [Q1, place of birth: Rome].", "knowledge": knowledge}
+    p = tmp_path / "in.jsonl"
+    p.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    return p
+
+
+def test_a_plugin_metric_that_raises_is_not_computed_with_the_reason_and_the_evaluation_goes_on(tmp_path, plugin):
+    plugin(registry.metrics, "broken-metric", BrokenMetric)
+    plugin(registry.tasks, "with-broken-metric", TaskWithPluginMetric)
+    r = invoke(["evaluate", "--task", "with-broken-metric", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
+    res = json.loads((tmp_path / "ev" / "results.json").read_text())
+    m = res["metrics"]["fake_cited_share"]
+    assert m["value"] is None and m["reason"] == "metric 'broken-metric' (plugin) failed: ZeroDivisionError: division by zero"
+    assert "fake" not in res["metric_versions"] and res["counts"]["sentences"] == 1
+
+
+# --------------------------------------------------------------------------- cannot go on: one line, exit 2
+
+
+class BrokenDataset(FakeDataset):
+    name = "broken"
+
+    def load(self, **options):
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+
+def test_a_plugin_dataset_that_cannot_load_ends_generate_in_one_line(tmp_path, plugin):
+    plugin(registry.datasets, "broken-dataset", BrokenDataset)
+    r = invoke(["generate", "--method", "fake", "--model", "fake", "--dataset", "broken-dataset", "--out", str(tmp_path / "g"), "-q", "--no-cache"])
+    line = one_line(r)
+    assert "dataset 'broken-dataset' (plugin) failed: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte" in line
+
+
+def test_a_plugin_factory_that_raises_ends_the_command_in_one_line(tmp_path, plugin):
+    def cannot_open():
+        raise PermissionError(13, "Permission denied", "/srv/graph")
+
+    plugin(registry.datasets, "unopenable", cannot_open)
+    r = invoke(["generate", "--method", "fake", "--model", "fake", "--dataset", "unopenable", "--out", str(tmp_path / "g"), "-q", "--no-cache"])
+    assert "dataset 'unopenable' (plugin) cannot be built: PermissionError: [Errno 13] Permission denied: '/srv/graph'" in one_line(r)
+
+
+class BrokenScorer(FakePairScorer):
+    def score(self, pairs):
+        raise TypeError("score() got an unexpected keyword argument 'batch'")
+
+
+def test_a_plugin_scorer_that_raises_in_a_builtin_family_ends_evaluate_in_one_line(tmp_path, plugin):
+    # a model of a built-in family (as a judge is): its failure is the evaluation's, as a judge's server failing
+    plugin(registry.scorers, "broken-scorer", BrokenScorer)
+    p = tmp_path / "k.jsonl"
+    p.write_text(json.dumps({"id": "a", "query": "Who wrote Hamlet?", "knowledge": "Hamlet was written by Shakespeare.", "answer": "Shakespeare"}) + "\n", encoding="utf-8")
+    r = invoke(["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / "ev"), "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "broken-scorer", "-q"])
+    assert "pair scorer 'broken-scorer' (plugin) failed: TypeError: score() got an unexpected keyword argument 'batch'" in one_line(r)
+
+
+class TaskThatCannotCount(FakeTask):
+    def counts(self, answers):
+        raise KeyError("sentences")
+
+
+def test_a_plugin_task_that_raises_ends_evaluate_in_one_line(tmp_path, plugin):
+    plugin(registry.tasks, "cannot-count", TaskThatCannotCount)
+    r = invoke(["evaluate", "--task", "cannot-count", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
+    assert "task 'cannot-count' (plugin) failed: KeyError: 'sentences'" in one_line(r)
