@@ -226,3 +226,31 @@ def test_a_plugin_task_that_raises_ends_evaluate_in_one_line(tmp_path, plugin):
     plugin(registry.tasks, "cannot-count", TaskThatCannotCount)
     r = invoke(["evaluate", "--task", "cannot-count", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
     assert "task 'cannot-count' (plugin) failed: KeyError: 'sentences'" in one_line(r)
+
+
+class BrokenStatistics(FakeMetric):
+    """A plugin family whose results compute, but whose statistics cannot be rebuilt from samples.jsonl."""
+
+    @staticmethod
+    def statistics_from_records(records):
+        raise NotImplementedError("paired statistics are not written yet")
+
+
+class TaskWithBrokenStatistics(FakeTask):
+    metrics = ("broken-statistics",)
+
+    def suite(self, settings, *, judge, ctx):
+        return [registry.create("metrics", "broken-statistics", ctx)]
+
+
+def test_compare_with_a_plugin_family_that_raises_shows_its_metrics_not_compared_with_the_reason(tmp_path, plugin):
+    plugin(registry.metrics, "broken-statistics", BrokenStatistics)
+    registry.metrics.get("broken-statistics").family = BrokenStatistics  # compare reads the family's class (FamilyFactory)
+    plugin(registry.tasks, "with-broken-statistics", TaskWithBrokenStatistics)
+    for run in ("a", "b"):
+        r = invoke(["evaluate", "--task", "with-broken-statistics", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / run), "-q"])
+        assert r.exit_code == 0, r.output
+    r = invoke(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
+    m = json.loads(r.output)["metrics"]["fake_cited_share"]
+    assert m["diff"] is None and m["reason"] == "not compared: metric 'broken-statistics' (plugin) failed: NotImplementedError: paired statistics are not written yet"

@@ -23,6 +23,9 @@ from ..types import Sample
 
 #: the reason given for a metric whose family cannot rebuild its statistics from samples.jsonl
 NOT_PAIRED = "its metric family cannot recompute it from samples.jsonl, so it is not compared"
+#: the key of a metric's ``details`` that holds why its plugin family could not rebuild its statistics (it is then
+#: neither computed nor given a reason: not compared, with this line)
+FAILED = "statistics_failed"
 #: besides what the families read, a sample's inputs are its question and the evidence its answer cites
 SAMPLE_FIELDS = tuple(f.name for f in dataclasses.fields(Sample))
 
@@ -53,9 +56,18 @@ class Comparable:
     def statistics(self, records: Sequence[Mapping[str, Any]]) -> CorpusStatistics:
         """Every comparable metric over ``records`` (samples.jsonl lines, in the order they are paired), as its
         family defines it. A metric none of them gives has no statistic and no reason (:meth:`paired`)."""
+        from ..errors import PluginError
+
         out = CorpusStatistics()
         for family in self.families:
-            cs = family.statistics_from_records(records)
+            try:
+                cs = family.statistics_from_records(records)
+            except PluginError as e:  # a plugin family's bug: its metrics not compared, the line kept as the reason
+                if e.kind != "metric":
+                    raise
+                for name in getattr(family, "names", ()):
+                    out.details.setdefault(name, {})[FAILED] = str(e)
+                continue
             out.statistics.update(cs.statistics)
             out.reasons.update(cs.reasons)
             out.ns.update(cs.ns)
@@ -75,11 +87,33 @@ def _family_class(name: str) -> Any:
     return factory.family if isinstance(factory, FamilyFactory) else factory
 
 
+@dataclass(frozen=True)
+class PluginFamily:
+    """A plugin's metric family as compare reads it: its class's declarations, its ``statistics_from_records``
+    guarded (``registry.GuardedCall``: what it raises is a ``PluginError`` of kind ``metric`` naming the plugin)."""
+
+    names: tuple[str, ...]
+    inputs: tuple[str, ...]
+    compared_settings: Mapping[str, str | None]
+    allowed_differences: Sequence[Any]
+    statistics_from_records: Any
+
+
+def _guarded(name: str, family: Any) -> Any:
+    """``family`` (a PairedStatistics class) itself when it is vericite's own, else a :class:`PluginFamily`."""
+    from ..registry import GuardedCall, metrics
+
+    if metrics.is_builtin(name):
+        return family
+    return PluginFamily(tuple(getattr(family, "names", ())), tuple(getattr(family, "inputs", ())), family.compared_settings, family.allowed_differences,
+                        GuardedCall(family.statistics_from_records, metrics.plugin_label(name, name), "metric"))  # fmt: skip
+
+
 def comparable(name: str) -> Comparable:
     """The task registered as ``name``, as compare reads it."""
     task = load_task(name)
     classes = [_family_class(f) for f in task.metrics]
-    families = tuple(c for c in classes if isinstance(c, PairedStatistics))
+    families = tuple(_guarded(f, c) for f, c in zip(task.metrics, classes) if isinstance(c, PairedStatistics))
     wanted = ["question", task.evidence, *(i for c in classes for i in getattr(c, "inputs", ()))]
     inputs = tuple(dict.fromkeys(f for f in wanted if f in SAMPLE_FIELDS and f != "id"))
     compared: dict[str, str | None] = {}

@@ -35,7 +35,7 @@ from ..metrics.base import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Allow
 from ..metrics.paired import paired_difference, per_item
 from ..types import Triple
 from ..versions import same_version, version_number
-from .comparable import DEFAULT_TASK, NOT_PAIRED, Comparable, comparable, task_name
+from .comparable import DEFAULT_TASK, FAILED, NOT_PAIRED, Comparable, comparable, task_name
 
 COMPARE_JSON = "compare.json"
 COMPARE_SAMPLES = "compare_samples.jsonl"
@@ -402,7 +402,8 @@ def folded_lines(metrics: Mapping[str, Any]) -> list[str]:
 
 def _why_not(m: str, sa: CorpusStatistics, sb: CorpusStatistics) -> str:
     if not (Comparable.paired(sa, m) or Comparable.paired(sb, m)):
-        return NOT_PAIRED
+        failed = sa.details.get(m, {}).get(FAILED) or sb.details.get(m, {}).get(FAILED)
+        return f"not compared: {failed}" if failed else NOT_PAIRED
     ra, rb = (None if m in cs.live else cs.reasons.get(m, "not computed") for cs in (sa, sb))
     if ra is not None and ra == rb:
         return f"{BOTH_NOT_COMPUTED}{ra}"
