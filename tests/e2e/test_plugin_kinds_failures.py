@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from vericite import registry
 from vericite.cli.main import cli
 from vericite.fakes.knowledge import DEMO_FACTS, DictGraph, graph_from
-from vericite.fakes.pipeline import FakeDataset, FakeMethod, FakeMetric, FakeTask
+from vericite.fakes.pipeline import FakeDataset, FakeExperiment, FakeMethod, FakeMetric, FakeTask
 from vericite.fakes.scoring import FakeEmbedder, FakePairScorer
 
 
@@ -254,3 +254,36 @@ def test_compare_with_a_plugin_family_that_raises_shows_its_metrics_not_compared
     assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
     m = json.loads(r.output)["metrics"]["fake_cited_share"]
     assert m["diff"] is None and m["reason"] == "not compared: metric 'broken-statistics' (plugin) failed: NotImplementedError: paired statistics are not written yet"
+
+
+class BrokenExperiment(FakeExperiment):
+    name = "broken-experiment"
+
+    def samples_at(self, samples, level, seed=0, *, levels=None):
+        raise AssertionError(f"level {level} is not a number")
+
+
+def test_run_with_a_plugin_experiment_that_raises_ends_in_one_line(tmp_path, plugin):
+    plugin(registry.experiments, "broken-experiment", BrokenExperiment)
+    cfg = tmp_path / "broken.yaml"
+    cfg.write_text(f"name: t\ndataset: {kalma_lines(tmp_path)}\nmodel: fake\nexperiment: broken-experiment\nlevels: [0, 1]\nresamples: 10\n")
+    r = invoke(["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    assert "experiment 'broken-experiment' (plugin) failed: AssertionError: level 0 is not a number" in one_line(r)
+
+
+class BrokenFormat:
+    id = "broken-format@1"
+
+    def parse(self, raw, knowledge=None):
+        raise RecursionError("maximum recursion depth exceeded")
+
+
+class TaskWithPluginFormat(FakeTask):
+    citation_format = "broken-format"
+
+
+def test_evaluate_with_a_plugin_citation_format_that_raises_ends_in_one_line(tmp_path, plugin):
+    plugin(registry.formats, "broken-format", BrokenFormat)
+    plugin(registry.tasks, "with-broken-format", TaskWithPluginFormat)
+    r = invoke(["evaluate", "--task", "with-broken-format", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
+    assert "citation format 'broken-format' (plugin) failed: RecursionError: maximum recursion depth exceeded" in one_line(r)
