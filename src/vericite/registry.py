@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+import types
 import warnings
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -190,12 +191,12 @@ class Registry(Generic[T]):
         label = self.plugin_label(name, spec)
         try:
             obj = factory(arg, ctx=ctx, **options)
+            self.check(obj, name)  # a property of the plugin's object may raise when it is looked at
+            return guard_calls(obj, self.guarded, label, kind=self.kind) if self.guarded else obj  # type: ignore[no-any-return]
         except VericiteError:
-            raise  # the plugin's own one-line message (a bad argument, a missing file)
+            raise  # the plugin's own one-line message (a bad argument, a missing file), or not of the kind's Protocol
         except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line
             raise PluginError(f"{label} cannot be built: {describe(e)}", kind=self.kind) from e
-        self.check(obj, name)
-        return guard_calls(obj, self.guarded, label, kind=self.kind) if self.guarded else obj  # type: ignore[no-any-return]
 
     def plugin_label(self, name: str, spec: str) -> str:
         """How a plugin's object is named in its failures: ``judge 'broken:x' (plugin vericite-broken)``."""
@@ -228,10 +229,20 @@ class GuardedCall:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            return self.method(*args, **kwargs)
+            result = self.method(*args, **kwargs)
         except BackendError:
             raise
         except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line, handled as a failed call
+            raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
+        return self._iterated(result) if isinstance(result, types.GeneratorType) else result
+
+    def _iterated(self, gen: Iterator[Any]) -> Iterator[Any]:
+        """A generator the plugin returned (a lazy ``load``): what it raises while it is read is guarded too."""
+        try:
+            yield from gen
+        except BackendError:
+            raise
+        except Exception as e:  # noqa: BLE001 - as in __call__
             raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
 
     def __repr__(self) -> str:

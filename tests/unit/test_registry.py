@@ -338,3 +338,27 @@ def test_a_copy_of_a_plugin_object_calls_its_own_methods(scratch_kind):
     part = r.rebind_guards(copy.copy(m))
     part.compute([], [])
     assert (part.seen, m.seen) == (1, 0) and isinstance(vars(part)["compute"], r.GuardedCall)
+
+
+def test_a_plugins_lazy_results_and_its_properties_are_guarded_too(scratch_kind):
+    from vericite.errors import PluginError
+    from vericite.fakes.pipeline import FakeDataset
+
+    class Lazy(FakeDataset):
+        def load(self, **options):
+            yield from super().load(**options)[:1]
+            raise EOFError("file ends mid-line")
+
+    class BadProperty(FakeDataset):
+        @property
+        def name(self):
+            raise LookupError("no name yet")
+
+    scratch_kind(r.datasets, "lazy", lambda arg, *, ctx, **o: Lazy())
+    scratch_kind(r.datasets, "bad-property", lambda arg, *, ctx, **o: BadProperty())
+    read = create("datasets", "lazy").load()
+    assert next(read).id
+    with pytest.raises(PluginError, match=r"^dataset 'lazy' \(plugin\) failed: EOFError: file ends mid-line$"):
+        next(read)
+    with pytest.raises(PluginError, match=r"^dataset 'bad-property' \(plugin\) cannot be built: LookupError: no name yet$"):
+        create("datasets", "bad-property")
