@@ -287,3 +287,34 @@ def test_evaluate_with_a_plugin_citation_format_that_raises_ends_in_one_line(tmp
     plugin(registry.tasks, "with-broken-format", TaskWithPluginFormat)
     r = invoke(["evaluate", "--task", "with-broken-format", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
     assert "citation format 'broken-format' (plugin) failed: RecursionError: maximum recursion depth exceeded" in one_line(r)
+
+
+class JudgedBrokenMetric(FakeMetric):
+    """A plugin family with a judge (scored answer by answer into evaluate's checkpoint) whose judged part fails."""
+
+    def __init__(self) -> None:
+        from vericite.fakes.judges import KeywordJudge
+
+        self.judge = KeywordJudge()
+
+    def judging_part(self):
+        raise ValueError("no judged part")
+
+    def compute(self, samples, answers):
+        raise ValueError("cannot score")
+
+
+class TaskWithJudgedBrokenMetric(FakeTask):
+    metrics = ("judged-broken",)
+
+    def suite(self, settings, *, judge, ctx):
+        return [registry.create("metrics", "judged-broken", ctx)]
+
+
+def test_a_plugin_family_with_a_judge_that_fails_is_not_computed_and_the_evaluation_goes_on(tmp_path, plugin):
+    plugin(registry.metrics, "judged-broken", JudgedBrokenMetric)
+    plugin(registry.tasks, "with-judged-broken", TaskWithJudgedBrokenMetric)
+    r = invoke(["evaluate", "--task", "with-judged-broken", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
+    assert r.exit_code == 0 and r.exception is None, r.output
+    m = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]["fake_cited_share"]
+    assert m["value"] is None and m["reason"] == "metric 'judged-broken' (plugin) failed: ValueError: cannot score"

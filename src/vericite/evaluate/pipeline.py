@@ -242,6 +242,7 @@ def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, An
     go into ``fresh``), in ``suite`` itself too, so the corpus's scoring after this asks no judge again."""
     import copy
 
+    from ..errors import PluginError
     from ..registry import rebind_guards
     from .checkpoint import MemoJudge
 
@@ -253,7 +254,12 @@ def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, An
             m.judge = MemoJudge(m.judge, memo, fresh)
         # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures) gives
         # its judged part: the rest is computed once, over the corpus
-        part = m.judging_part() if hasattr(m, "judging_part") else copy.copy(m)
+        try:
+            part = m.judging_part() if hasattr(m, "judging_part") else copy.copy(m)
+        except PluginError as e:  # a plugin family's bug: not scored answer by answer; its corpus run says why
+            if e.kind != "metric":
+                raise
+            continue
         rebind_guards(part)  # a plugin family's copy calls its own methods, not the original's
         if part is not None:
             if hasattr(part, "resamples"):
