@@ -318,3 +318,37 @@ def test_a_plugin_family_with_a_judge_that_fails_is_not_computed_and_the_evaluat
     assert r.exit_code == 0 and r.exception is None, r.output
     m = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]["fake_cited_share"]
     assert m["value"] is None and m["reason"] == "metric 'judged-broken' (plugin) failed: ValueError: cannot score"
+
+
+INSTALLED = '''
+from vericite.fakes.pipeline import FakeDataset
+
+
+class Broken(FakeDataset):
+    def load(self, **options):
+        return [None][1]
+
+
+def from_spec(arg, *, ctx, **options):
+    return Broken()
+'''
+
+
+def test_an_installed_plugin_dataset_that_raises_is_one_stderr_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    site = tmp_path / "site"
+    info = site / "vericite_baddata-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vericite-baddata\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[vericite.plugins]\ndatasets.baddata = vericite_baddata:from_spec\n", encoding="utf-8")
+    (site / "vericite_baddata.py").write_text(INSTALLED, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(root / "src"), str(root)])}
+    p = subprocess.run([sys.executable, "-m", "vericite", "generate", "--method", "fake", "--model", "fake", "--dataset", "baddata", "--out", str(tmp_path / "g"), "-q",
+                        "--no-cache"], env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert p.returncode == 2 and "Traceback" not in p.stderr + p.stdout, p.stderr
+    assert p.stderr.splitlines() == ["error: dataset 'baddata' (plugin vericite-baddata) failed: IndexError: list index out of range"], p.stderr
