@@ -354,21 +354,22 @@ class _Delegated:
         delattr(object.__getattribute__(proxy, "_vericite_target"), self.name)
 
 
-_proxy_classes: dict[type, type] = {}
+_proxy_classes: dict[tuple[type, tuple[str, ...]], type] = {}
 
 
 def _guarded_proxy(target: Any, methods: tuple[str, ...], label: str, kind: str | None) -> GuardedProxy:
     cls = type(target)
+    # the object's attributes (its class's, its slots'; a class's own when the object is a class), each a descriptor
+    names = tuple(sorted(n for n in {*dir(cls), *dir(target)} if not n.startswith("__") and not n.startswith("_vericite_")))
     with _lock:
-        if cls not in _proxy_classes:
-            names = [n for n in dir(cls) if not n.startswith("__")] + [n for n in protocol_members(cls) if not n.startswith("_")]
-            namespace: dict[str, Any] = {n: _Delegated(n) for n in dict.fromkeys(names) if not n.startswith("_vericite_")}
+        if (cls, names) not in _proxy_classes:
+            namespace: dict[str, Any] = {n: _Delegated(n) for n in names}
             namespace["__slots__"] = ()
             for dunder in ("__len__", "__iter__", "__contains__", "__getitem__", "__enter__", "__exit__", "__call__"):
                 if hasattr(cls, dunder):
                     namespace[dunder] = _dunder(dunder)
-            _proxy_classes[cls] = type(f"Guarded{cls.__name__}", (GuardedProxy,), namespace)
-    return _proxy_classes[cls](target, methods, label, kind)  # type: ignore[no-any-return]
+            _proxy_classes[cls, names] = type(f"Guarded{cls.__name__}", (GuardedProxy,), namespace)
+    return _proxy_classes[cls, names](target, methods, label, kind)  # type: ignore[no-any-return]
 
 
 def _dunder(name: str) -> Callable[..., Any]:

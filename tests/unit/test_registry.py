@@ -362,3 +362,25 @@ def test_a_plugins_lazy_results_and_its_properties_are_guarded_too(scratch_kind)
         next(read)
     with pytest.raises(PluginError, match=r"^dataset 'bad-property' \(plugin\) cannot be built: LookupError: no name yet$"):
         create("datasets", "bad-property")
+
+
+def test_a_plugin_that_builds_a_class_gets_it_guarded_through_a_proxy_and_the_class_is_left_alone(scratch_kind):
+    import inspect
+
+    from vericite.errors import PluginError
+    from vericite.protocols import PairScorer
+
+    class Static:
+        id = "static@1"
+
+        @staticmethod
+        def score(pairs):
+            raise ValueError("static bug")
+
+    scratch_kind(r.scorers, "static", lambda arg, *, ctx, **o: Static)
+    s = create("scorers", "static")
+    assert isinstance(s, r.GuardedProxy) and isinstance(s, PairScorer) and s.id == "static@1"
+    assert isinstance(inspect.getattr_static(s, "score"), object) and hasattr(type(s), "score")  # found statically (Protocol checks, 3.12)
+    with pytest.raises(PluginError, match=r"^pair scorer 'static' \(plugin\) failed: ValueError: static bug$"):
+        s.score([])
+    assert "score" in vars(Static) and not isinstance(vars(Static)["score"], r.GuardedCall)
