@@ -352,3 +352,11 @@ def test_an_installed_plugin_dataset_that_raises_is_one_stderr_line(tmp_path):
                         "--no-cache"], env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert p.returncode == 2 and "Traceback" not in p.stderr + p.stdout, p.stderr
     assert p.stderr.splitlines() == ["error: dataset 'baddata' (plugin vericite-baddata) failed: IndexError: list index out of range"], p.stderr
+
+
+def test_docs_index_with_a_plugin_embedder_that_raises_ends_in_one_line(tmp_path, plugin):
+    plugin(registry.embedders, "broken-embedder", BrokenEmbedder)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "Hamlet", "text": "Hamlet is a play by Shakespeare."}) + "\n", encoding="utf-8")
+    r = invoke(["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "--retriever", "dense", "--embedder", "broken-embedder", "-q"])
+    assert "embedder 'broken-embedder' (plugin) failed: MemoryError: cannot allocate the batch" in one_line(r)
