@@ -283,6 +283,23 @@ def rebind_guards(obj: Any) -> Any:
     return obj
 
 
+def guard_like(obj: Any, like: Any) -> Any:
+    """``obj`` guarded as ``like`` is (same label, kind and methods), when ``like`` is a guarded plugin object and
+    ``obj`` something it made (a metric family's ``judging_part()``: a copy, rebound, or a new object); ``obj`` as
+    it is otherwise. Returns the object to use."""
+    if obj is None:
+        return obj
+    if isinstance(like, GuardedProxy):
+        methods, label, kind = object.__getattribute__(like, "_vericite_guard")
+    else:
+        calls = [c for c in vars(like).values() if isinstance(c, GuardedCall)] if hasattr(like, "__dict__") else []
+        if not calls:
+            return obj
+        label, kind = calls[0].label, calls[0].kind
+        methods = next((reg.guarded for reg in REGISTRIES.values() if reg.kind == kind), tuple(n for n, c in vars(like).items() if isinstance(c, GuardedCall)))
+    return guard_calls(rebind_guards(obj), methods, label, kind=kind)
+
+
 class GuardedProxy:
     """A plugin's object that takes no attribute, with its guarded calls: every other attribute is the object's
     own (read and written through), ``isinstance(proxy, TheClass)`` holds, and it copies and pickles as a proxy of

@@ -311,8 +311,16 @@ class TaskWithJudgedBrokenMetric(FakeTask):
         return [registry.create("metrics", "judged-broken", ctx)]
 
 
-def test_a_plugin_family_with_a_judge_that_fails_is_not_computed_and_the_evaluation_goes_on(tmp_path, plugin):
-    plugin(registry.metrics, "judged-broken", JudgedBrokenMetric)
+class NewPartBrokenMetric(JudgedBrokenMetric):
+    """Its judged part is a new object (not built by the registry) whose computation fails."""
+
+    def judging_part(self):
+        return BrokenMetric()
+
+
+@pytest.mark.parametrize("family", [JudgedBrokenMetric, NewPartBrokenMetric])
+def test_a_plugin_family_with_a_judge_that_fails_is_not_computed_and_the_evaluation_goes_on(tmp_path, plugin, family):
+    plugin(registry.metrics, "judged-broken", family)
     plugin(registry.tasks, "with-judged-broken", TaskWithJudgedBrokenMetric)
     r = invoke(["evaluate", "--task", "with-judged-broken", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
     assert r.exit_code == 0 and r.exception is None, r.output

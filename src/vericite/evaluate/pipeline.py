@@ -243,7 +243,7 @@ def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, An
     import copy
 
     from ..errors import PluginError
-    from ..registry import rebind_guards
+    from ..registry import guard_like
     from .checkpoint import MemoJudge
 
     judged = []
@@ -260,7 +260,7 @@ def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, An
             if e.kind != "metric":
                 raise
             continue
-        rebind_guards(part)  # a plugin family's copy calls its own methods, not the original's
+        part = guard_like(part, m)  # a plugin family's part is guarded as it is, a copy calling its own methods
         if part is not None:
             if hasattr(part, "resamples"):
                 part.resamples = 0  # one answer's corpus numbers are not kept: no bootstrap
