@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from vericite.fakes.judges import ThreeWayJudge
 from vericite.metrics.conner import ConnerMetric, passage_major
+from vericite.models.fake import FakeBackend
 from vericite.types import AttributedAnswer, JudgePair, Passage, Sample
 
 
@@ -50,3 +51,40 @@ def test_each_passage_reaches_the_judge_in_one_run_of_consecutive_pairs():
     assert claims == [f"Rome has {k} hills." for k in range(10) for _ in range(10)]
     plain = ConnerMetric(ThreeWayJudge(), resamples=0, metrics=["factuality"]).score_answers([sample], [answer])
     assert r.scores == plain.scores and r.scores[0]["conner"]["factuality"] is not None
+
+
+class RecordingLM(FakeBackend):
+    """The fake LM, recording the pairs of each continuation_logprobs call."""
+
+    def __init__(self) -> None:
+        super().__init__(replies=lambda msgs, p: "Rome")
+        self.continuation_calls: list[list[tuple[str, str]]] = []
+
+    def continuation_logprobs(self, pairs):  # type: ignore[no-untyped-def]
+        self.continuation_calls.append(list(pairs))
+        return super().continuation_logprobs(pairs)
+
+
+def three_items():
+    texts = ["Rome is old. Rome has seven hills.", "Paris is big. Paris is in France.", "Milan has a cathedral. It is big."]
+    return [(Sample(id=f"q{i}", question="What is the capital of Italy?", answers=[["Rome"]], meta={"topic": "Italy"}), AttributedAnswer(raw=t))
+            for i, t in enumerate(texts)]
+
+
+def test_the_texts_of_the_order_test_informativeness_and_helpfulness_go_in_one_call():
+    lm = RecordingLM()
+    samples, answers = zip(*three_items())
+    names = ["coherence_paragraph", "informativeness", "helpfulness"]
+    r = ConnerMetric(None, lm=lm, resamples=0, metrics=names).score_answers(list(samples), list(answers))
+    assert len(lm.continuation_calls) == 1
+    (call,) = lm.continuation_calls
+    # 3 items x (own order + 5 shuffles), 3 informativeness prefixes, 3 x (own + 2 unrelated: only 2 others) helpfulness prompts
+    assert len(call) == 18 + 3 + 9
+    help_prompts = [p for p, c in call if c == " Rome"]
+    for a in answers:  # a knowledge text begins its own helpfulness prompt and the two that draw it as unrelated
+        assert sum(p.startswith(a.raw + "\n") for p in help_prompts) == 3
+        assert ("", a.raw) in call  # and is its own order test's paragraph
+    # each measure alone: the same values (the call's other texts change nothing)
+    for name in names:
+        alone = ConnerMetric(None, lm=FakeBackend(replies=lambda msgs, p: "Rome"), resamples=0, metrics=[name]).score_answers(list(samples), list(answers))
+        assert [s["conner"][name] for s in alone.scores] == [s["conner"][name] for s in r.scores]
