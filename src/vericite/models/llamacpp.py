@@ -474,7 +474,8 @@ class LlamaCppBackend:
             end = min(n, max(n_ctx, pos + n_ctx // 2))
             begin = max(0, end - n_ctx)
             window = tokens[begin:end]
-            keep = shared_prefix(scorer.input_ids[: scorer.n_tokens], window) if self.reuse_scorer_prefix else 0
+            held = getattr(scorer, "input_ids", None)  # (a stand-in Llama of the tests may keep no tokens: no reuse)
+            keep = shared_prefix(held[: scorer.n_tokens], window) if self.reuse_scorer_prefix and held is not None else 0
             if keep:  # the KV cache and the logits of those positions are the scorer's already
                 scorer.n_tokens = keep  # (eval drops the KV cache after n_tokens before it evaluates)
             else:
