@@ -117,3 +117,6 @@ r.scorers.register("fake", "vericite.fakes.scoring:pair_scorer_from_spec")
 r.embedders.register("bge-small", "vericite.models.scorers.onnx:embedder_from_spec")
 r.embedders.register("hf", "vericite.models.scorers.hf:embedder_from_spec")  # hf:<hub id or folder>
 r.embedders.register("fake", "vericite.fakes.scoring:embedder_from_spec")
+
+# everything above is vericite's own: what is registered from here on (plugins) has its calls guarded (registry.py)
+r.mark_builtins()

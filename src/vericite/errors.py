@@ -25,6 +25,13 @@ class BackendError(VericiteError):
     """A model backend could not answer (server unreachable, bad response)."""
 
 
+class PluginError(BackendError):
+    """A call of a plugin's model backend or judge raised something other than a ``BackendError`` (a bug or an
+    unexpected failure of the plugin): the message names the plugin and gives the exception's class and message.
+    It is a ``BackendError``, so it is handled as a model that could not answer (``vericite.registry``: plugin
+    calls are guarded); ``KeyboardInterrupt`` and ``SystemExit`` are never turned into one."""
+
+
 class DataError(VericiteError):
     """A data file is missing or malformed."""
 

@@ -24,6 +24,14 @@ Plugins are entry points in the group ``vericite.plugins``, in either form::
 The first form is read from the package metadata at the first lookup and imports nothing until built; a
 module of the second form is imported when a name is not found or when ``names()`` is asked. A plugin that
 fails to load warns once (:class:`PluginWarning`) and is left out: other lookups go on.
+
+A plugin's calls are guarded: an object of a kind whose registry names ``guarded`` methods (model backends and
+models: every model call, ``identity`` and ``close``; judges: ``judge``), built from any entry that
+``_builtins.py`` did not register, has those methods wrapped so that an exception other than a
+:class:`~vericite.errors.BackendError` raised in them becomes a :class:`~vericite.errors.PluginError` (a
+``BackendError``) naming the plugin, the exception's class and message. Wherever a model that cannot answer is
+handled (a failed question in ``errors.jsonl``, three in a row stop the run; one line and a non-zero exit), a
+plugin's bug is handled the same, never as a traceback. ``KeyboardInterrupt`` and ``SystemExit`` go through.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from operator import attrgetter
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from . import protocols as P
-from .errors import UnknownNameError, VericiteError, did_you_mean
+from .errors import BackendError, PluginError, UnknownNameError, VericiteError, did_you_mean
 
 T = TypeVar("T")
 
@@ -71,13 +79,16 @@ Factory = Callable[..., Any]  # (arg: str, *, ctx: BuildContext, **options) -> a
 
 
 class Registry(Generic[T]):
-    """Names to factories of one kind. ``kind`` is the singular word used in messages ("judge")."""
+    """Names to factories of one kind. ``kind`` is the singular word used in messages ("judge"); ``guarded``: the
+    methods of an object built from a plugin's entry whose failures become a ``PluginError`` (module docstring)."""
 
-    def __init__(self, kind: str, protocol: type | None = None) -> None:
+    def __init__(self, kind: str, protocol: type | None = None, guarded: tuple[str, ...] = ()) -> None:
         self.kind = kind
         self.protocol = protocol
+        self.guarded = guarded
         self._entries: dict[str, Factory | str] = {}
         self._origin: dict[str, str] = {}  # name -> the plugin (distribution) that declared it
+        self._builtin: set[str] = set()  # names registered by vericite/_builtins.py (and not replaced since)
 
     # ------------------------------------------------------------------ registration
 
@@ -94,11 +105,17 @@ class Registry(Generic[T]):
             raise ValueError(f"{self.kind} {name!r} is already registered")
         self._entries[name] = obj
         self._origin.pop(name, None)
+        self._builtin.discard(name)
         return obj
 
     def unregister(self, name: str) -> None:
         self._entries.pop(name, None)
         self._origin.pop(name, None)
+        self._builtin.discard(name)
+
+    def is_builtin(self, name: str) -> bool:
+        """Whether ``name`` is vericite's own entry (registered by ``_builtins.py``), not a plugin's."""
+        return name in self._builtin
 
     # ------------------------------------------------------------------ lookup
 
@@ -162,6 +179,9 @@ class Registry(Generic[T]):
         factory = self.get(name)
         obj = factory(arg, ctx=ctx if ctx is not None else BuildContext(), **options)
         self.check(obj, name)
+        if self.guarded and name not in self._builtin:
+            where = f"plugin {self._origin[name]}" if name in self._origin else "plugin"
+            guard_calls(obj, self.guarded, f"{self.kind} {str(spec).strip()!r} ({where})")
         return obj  # type: ignore[no-any-return]
 
     def check(self, obj: Any, name: str = "") -> None:
@@ -169,6 +189,43 @@ class Registry(Generic[T]):
             return
         missing = ", ".join(n for n in protocol_members(self.protocol) if not hasattr(obj, n)) or "?"
         raise VericiteError(f"{self.kind} {name!r} built a {type(obj).__name__}, which is not a {self.protocol.__name__} (missing: {missing})")
+
+
+class GuardedCall:
+    """A method of an object built from a plugin, with an exception other than a ``BackendError`` raised in it
+    turned into a :class:`PluginError`: ``"<label> failed: <class>: <message>"``, on one line. ``KeyboardInterrupt``
+    and ``SystemExit`` (which are no ``Exception``) go through as they are."""
+
+    def __init__(self, method: Callable[..., Any], label: str) -> None:
+        self.method = method
+        self.label = label
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.method(*args, **kwargs)
+        except BackendError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line, handled as a failed call
+            message = " ".join(str(e).split())
+            message = message if len(message) <= 300 else message[:299] + "…"
+            raise PluginError(f"{self.label} failed: {type(e).__name__}" + (f": {message}" if message else "")) from e
+
+    def __repr__(self) -> str:
+        return f"GuardedCall({self.method!r})"
+
+
+def guard_calls(obj: Any, methods: tuple[str, ...], label: str) -> None:
+    """Wrap each of ``methods`` that ``obj`` has in a :class:`GuardedCall` (on the object itself, so its class,
+    capabilities and attributes are unchanged); a method already guarded is left as it is, and an object that
+    takes no attribute (``__slots__``) keeps its methods unguarded."""
+    for name in methods:
+        method = getattr(obj, name, None)
+        if not callable(method) or isinstance(method, GuardedCall):
+            continue
+        try:
+            object.__setattr__(obj, name, GuardedCall(method, label))
+        except (AttributeError, TypeError):
+            return
 
 
 def protocol_members(protocol: type) -> list[str]:
@@ -179,9 +236,13 @@ def protocol_members(protocol: type) -> list[str]:
 
 # --------------------------------------------------------------------------- the registries
 
-backends: Registry[P.LLMBackend] = Registry("backend", P.LLMBackend)
-models: Registry[P.LLMBackend] = Registry("model", P.LLMBackend)  # embedded models: name -> ModelSpec
-judges: Registry[P.Judge] = Registry("judge", P.Judge)
+#: the methods of a plugin's model backend whose failures become a PluginError: its model calls, identity and close
+BACKEND_CALLS = ("generate", "logprobs", "next_token_logprobs", "next_token_logprobs_usage", "continuation_logprobs",
+                 "continuation_token_spans", "tokenize", "identity", "cache_key_extra", "close")  # fmt: skip
+
+backends: Registry[P.LLMBackend] = Registry("backend", P.LLMBackend, BACKEND_CALLS)
+models: Registry[P.LLMBackend] = Registry("model", P.LLMBackend, BACKEND_CALLS)  # embedded models: name -> ModelSpec
+judges: Registry[P.Judge] = Registry("judge", P.Judge, ("judge",))
 metrics: Registry[P.Metric] = Registry("metric", P.Metric)
 methods: Registry[P.Method] = Registry("method", P.Method)
 datasets: Registry[P.Dataset] = Registry("dataset", P.Dataset)
@@ -212,6 +273,13 @@ REGISTRIES: dict[str, Registry[Any]] = {
     "scorers": scorers,
     "embedders": embedders,
 }
+
+
+def mark_builtins() -> None:
+    """Every name registered so far, of every kind, is vericite's own (``_builtins.py`` calls this last): its
+    objects are not guarded. A name registered, or replaced, afterwards is a plugin's."""
+    for reg in REGISTRIES.values():
+        reg._builtin.update(reg._entries)
 
 
 def registry_for(kind: str) -> Registry[Any]:

@@ -141,3 +141,17 @@ def test_a_question_file_with_a_blank_question_is_one_line(tmp_path):
     f.write_text(json.dumps({"id": "a", "question": "Who wrote it?", "passages": DOCS}) + "\n" + json.dumps({"id": "b", "question": "  ", "passages": DOCS}) + "\n", encoding="utf-8")
     r = CliRunner().invoke(cli, ["generate", "--method", "vanilla", "--dataset", str(f), "--model", "fake", "--out", str(tmp_path / "g"), "-q"])
     assert r.exit_code == 2 and f"{f}:2: the question is empty" in r.output, r.output  # was answered
+
+
+def test_an_empty_judge_table_is_refused_up_front_in_one_line(tmp_path):
+    # it used to score every answer with every pair failed ("pair not in the table") before saying anything
+    f = tmp_path / "result.json"
+    f.write_text(json.dumps({"args": {"dataset_name": "asqa"}, "data": [item("a"), item("b")]}), encoding="utf-8")
+    table = tmp_path / "empty.jsonl"
+    table.write_text("\n\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["evaluate", "-q", "--resamples", "20", "--task", "alce", "--input", str(f), "--judge", f"table:{table}",
+                                 "--metrics", "alce_citation_recall", "--out", str(tmp_path / "ev")])  # fmt: skip
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"judge table {table}: holds no verdict" in lines[0], r.output
+    assert not (tmp_path / "ev" / "samples.jsonl").exists()

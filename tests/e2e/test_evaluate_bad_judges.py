@@ -49,7 +49,8 @@ def evaluate(tmp_path, result, how):
         registry.judges.unregister("bad")
 
 
-@pytest.mark.parametrize("how, why", [("raise", "failed on a call of 1 pairs: RuntimeError: judge exploded"), ("none", "judge bad@1 failed")])
+# a plugin's judge that raises: the plugin named, with the exception's class and message (registry.py guards its calls)
+@pytest.mark.parametrize("how, why", [("raise", "judge 'bad' (plugin) failed: RuntimeError: judge exploded"), ("none", "judge bad@1 failed")])
 def test_a_judge_that_raises_is_one_line(tmp_path, result, how, why):
     r = evaluate(tmp_path, result, how)
     assert r.exit_code == 2 and why in r.output and "Traceback" not in r.output, r.output

@@ -3,6 +3,7 @@ stdout holds only the JSON document (progress and warnings go to stderr); markdo
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -29,10 +30,10 @@ def answers(path, bad_line: bool = True):
 
 
 def split_row(line: str) -> list[str]:
-    """The cells of one GitHub table row ("\\|" is a pipe inside a cell)."""
+    """The cells of one GitHub table row as GitHub shows them ("\\|" is a pipe inside a cell, "&lt;" a "<")."""
     assert line.startswith("|") and line.endswith("|"), line
     cells = re.split(r"(?<!\\)\|", line[1:-1])
-    return [c.strip().replace("\\|", "|") for c in cells]
+    return [html.unescape(c.strip().replace("\\|", "|")) for c in cells]
 
 
 def parse_markdown_table(text: str) -> tuple[list[str], list[list[str]]]:
@@ -109,6 +110,23 @@ def test_markdown_cells_escape_pipes_and_line_breaks():
     header, body = parse_markdown_table(markdown_table(rows))
     assert body == [["x", "—", "", "0", "not computed: a | b c"]]
     assert md_cell("a|b") == "a\\|b"
+
+
+def test_markdown_cells_escape_html_one_function_for_evaluate_and_compare(tmp_path):
+    # evaluate's cells left "<" and ">" as they were: GitHub took "<b>" for a tag (and dropped "llm4:<model>")
+    from vericite.cli import compare
+
+    assert md_cell("<b>a|b</b>\nc & d") == "&lt;b&gt;a\\|b&lt;/b&gt; c &amp; d"
+    assert md_cell("llm:<m>|x", code=True) == "llm:<m>\\|x"  # in a code span entities would show as written
+    assert compare.md_cell is md_cell  # compare escapes with the same function
+    answers(tmp_path / "in.jsonl", bad_line=False)
+    r = CliRunner().invoke(cli, ["evaluate", "-i", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "ev"), "-q", "--judge", "fake:<b>a|b", "--format", "markdown"])
+    assert r.exit_code == 0, r.output
+    _, body = parse_markdown_table(r.stdout)
+    rows = {row[0]: row for row in body}
+    assert rows["alignment_micro"][4] == "fake:<b>a|b@1"  # shown as written: the pipe stays in its cell, "<b>" is text
+    assert "<b>" not in r.stdout and "<model>" not in r.stdout
+    assert "- judge for alignment: fake:&lt;b&gt;a\\|b@1" in r.stdout  # the lines below the table too
 
 
 def test_json_and_another_format_is_one_line_error(tmp_path):

@@ -31,7 +31,7 @@ def test_a_judge_that_raises_is_counted_traced_and_said(tmp_path, script_model):
     assert r.exit_code == 0 and "Traceback" not in r.output, r.output
     assert "warning: vtg: " in r.output and " judge calls failed (their pairs judged not entailed" in r.output
     rec = json.loads((tmp_path / "g" / "samples.jsonl").read_text().splitlines()[0])
-    assert rec["vtg"]["judge_error"] == "judge fake@1: ValueError: no verdict today"
+    assert rec["vtg"]["judge_error"] == "judge fake@1: judge 'exploding' (plugin) failed: ValueError: no verdict today"  # the plugin named
     assert all(not s["verified"] for s in rec["vtg"]["sentences"] if s["kept"])
     summary = json.loads((tmp_path / "g" / "manifest.json").read_text())["summary"]["vtg"]
     assert summary["problems"]["judge_errors"] == rec["vtg"]["problems"]["judge_errors"] > 0 and summary["verified_sentences"] == 0

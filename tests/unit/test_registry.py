@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from vericite import registry as r
-from vericite.errors import UnknownNameError, VericiteError
+from vericite.errors import BackendError, UnknownNameError, VericiteError
 from vericite.judges import load_judge
 from vericite.models import load_model
 from vericite.protocols import Judge, LLMBackend
@@ -155,3 +155,76 @@ def test_llm_judge_model_uses_the_given_server_and_key(local_server, monkeypatch
     assert j.status == "ok" and j.probability > 0.8
     assert _Server.seen and all(auth == "Bearer sk-given" for _, auth in _Server.seen)
     assert {path for path, _ in _Server.seen} == {"/v1/models", "/v1/chat/completions"}
+
+
+# --------------------------------------------------------------------------- a plugin's failures
+
+
+class _Exploding:
+    """A plugin's model backend with a bug: ``generate`` raises ``exc``; no other capability."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def identity(self):
+        from vericite.types import ModelIdentity
+
+        return ModelIdentity(name="exploding", backend="exploding", model="m")
+
+    def generate(self, prompts, params):
+        raise self.exc
+
+    def logprobs(self, texts):
+        return [[] for _ in texts]
+
+
+def _generate(backend):
+    from vericite.types import GenParams
+
+    return backend.generate([[{"role": "user", "content": "hi"}]], GenParams())
+
+
+def test_a_plugin_backends_failure_is_one_plugin_error_naming_it(scratch_kind):
+    # it used to leave the call as the plugin's RuntimeError: a traceback out of generate/evaluate
+    from vericite.errors import BackendError, PluginError
+    from vericite.protocols import NextTokenScorer
+
+    scratch_kind(r.backends, "exploding", lambda arg, *, ctx, **o: _Exploding(RuntimeError("boom\n  on two lines")))
+    b = create("backends", "exploding:m")
+    assert type(b) is _Exploding and not isinstance(b, NextTokenScorer)  # the same object: no capability added
+    with pytest.raises(PluginError) as e:
+        _generate(b)
+    assert str(e.value) == "backend 'exploding:m' (plugin) failed: RuntimeError: boom on two lines"
+    assert isinstance(e.value, BackendError) and isinstance(e.value.__cause__, RuntimeError)
+    with pytest.raises(PluginError, match=r"^backend 'exploding:m' \(plugin\) failed: RuntimeError"):
+        _generate(load_model("exploding:m", cache=False))  # the path every role loads its model by
+    assert not r.backends.is_builtin("exploding") and r.backends.is_builtin("openai") and r.judges.is_builtin("table")
+
+
+@pytest.mark.parametrize("exc", [BackendError("server down"), KeyboardInterrupt(), SystemExit(3)])
+def test_a_plugins_backend_error_and_interrupts_go_through_as_they_are(scratch_kind, exc):
+    scratch_kind(r.backends, "exploding", lambda arg, *, ctx, **o: _Exploding(exc))
+    with pytest.raises(type(exc)) as e:
+        _generate(create("backends", "exploding"))
+    assert e.value is exc
+
+
+def test_vericites_own_objects_are_not_guarded():
+    b = create("backends", "fake")
+    assert "generate" not in vars(b) and "judge" not in vars(create("judges", "fake"))
+
+
+def test_a_plugin_judges_failure_is_one_plugin_error_naming_it(scratch_kind):
+    from vericite.errors import PluginError
+    from vericite.fakes.judges import KeywordJudge
+    from vericite.types import JudgePair
+
+    class Broken(KeywordJudge):
+        def judge(self, pairs):
+            raise KeyError("premise")
+
+    scratch_kind(r.judges, "broken", lambda arg, *, ctx, **o: Broken())
+    j = load_judge("broken:x")
+    assert isinstance(j, Broken) and j.id == "fake@1"
+    with pytest.raises(PluginError, match=r"^judge 'broken:x' \(plugin\) failed: KeyError: 'premise'$"):
+        j.judge([JudgePair("e", "c")])

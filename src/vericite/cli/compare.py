@@ -9,6 +9,8 @@ from typing import Any, Mapping
 
 import click
 
+from .output import md_cell
+
 
 def _p(p: Any) -> str:
     if p is None:
@@ -67,15 +69,8 @@ def _notes(cmp: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def md_text(x: str) -> str:
-    """Text for a markdown table cell or list item: one line, "|" escaped, and "&", "<", ">" as HTML entities, so
-    a name such as ``llm4:<model>`` or ``no <metric> score`` shows as written rather than as an HTML tag that
-    GitHub drops."""
-    return " ".join(x.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-
-
 def format_markdown(cmp: Mapping[str, Any]) -> str:
-    cell = md_text
+    cell = md_cell
 
     head = "| metric | A | B | B − A | 95% CI | p | n (A/B) | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n"
     body = "".join("| " + " | ".join(cell(c) for c in r) + " |\n" for r in _rows(cmp))

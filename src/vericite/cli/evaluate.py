@@ -59,7 +59,7 @@ def results_json(results: dict[str, Any], out: str | None = None, gate: dict[str
 
 def print_results(results: dict[str, Any], out: str | None = None, fmt: str = "table", gate: dict[str, Any] | None = None) -> None:
     """The metric table on stdout as ``fmt`` says (cli/output.py): table, json or markdown."""
-    from .output import echo_json, markdown_table, metric_rows
+    from .output import echo_json, markdown_table, md_cell, metric_rows
 
     if fmt == "json":
         echo_json(results_json(results, out, gate))
@@ -67,7 +67,7 @@ def print_results(results: dict[str, Any], out: str | None = None, fmt: str = "t
     if fmt == "markdown":
         click.echo(markdown_table(metric_rows(results.get("metrics", {}))) + "\n")
         for line in summary_lines(results):
-            click.echo(f"- {line}")
+            click.echo(f"- {md_cell(line)}")
         return
     from rich.console import Console
     from rich.markup import escape

@@ -208,7 +208,7 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
         return
     why = unparseable_why(figures)
     if fmt == "markdown":
-        click.echo(f"judge `{md_cell(figures['judge'])}` on {figures['n']} pairs of `{md_cell(figures.get('data'))}`\n")
+        click.echo(f"judge `{md_cell(figures['judge'], code=True)}` on {figures['n']} pairs of `{md_cell(figures.get('data'), code=True)}`\n")
         click.echo(markdown_table(rows) + "\n")
         pc = figures["per_class_f1"]
         click.echo(f"- gold labels: {', '.join(f'{k} {v}' for k, v in pc['label_counts'].items())}; bad lines skipped: {figures['bad_lines']}")

@@ -71,7 +71,7 @@ def print_alce_human(results: Mapping[str, Any], out_dir: Path, fmt: str) -> Non
         return
     ref_name = (results.get("reference") or {}).get("judge") or f"no reference: {results.get('reference_note')}"
     if fmt == "markdown":
-        click.echo(f"judge `{md_cell(results['judge'])}` on ALCE's human citation labels (`{md_cell(results.get('data'))}`), {c['answers']} answers\n")
+        click.echo(f"judge `{md_cell(results['judge'], code=True)}` on ALCE's human citation labels (`{md_cell(results.get('data'), code=True)}`), {c['answers']} answers\n")
         for scope in scopes:
             click.echo(f"**{scope or 'all'}**\n")
             click.echo("| figure | judge | 95% CI | ALCE's TRUE | 95% CI |\n|---|---:|---|---:|---|")

@@ -82,9 +82,17 @@ def echo_json(doc: Mapping[str, Any]) -> None:
 # --------------------------------------------------------------------------- markdown
 
 
-def md_cell(x: Any) -> str:
-    """Text safe inside one cell of a GitHub table: no line break, "|" escaped."""
-    return " ".join(str("" if x is None else x).split()).replace("|", "\\|")
+def md_cell(x: Any, *, code: bool = False) -> str:
+    """Text safe in one cell of a GitHub table, a list item or a line of markdown (None: empty): one line (line
+    breaks and runs of spaces made one space), "|" escaped, and "&", "<", ">" as HTML entities, so a name such as
+    ``llm4:<model>``, ``no <metric> score`` or an answer's ``<b>`` shows as written rather than as an HTML tag
+    that GitHub drops or renders. ``code``: for text put inside a code span (between backticks), where entities
+    would show as written: "&", "<", ">" are left as they are. The one markdown escaping of every command
+    (evaluate, run, judge-eval, compare)."""
+    text = " ".join(str("" if x is None else x).split())
+    if not code:
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|")
 
 
 def _num(x: Any, digits: int = 3) -> str:

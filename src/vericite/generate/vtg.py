@@ -363,8 +363,10 @@ class _MeteredJudge:
         """The inner judge's judgements; a judge that raises (but a model server's ``BackendError``: the loop
         records the question as failed and ``--resume`` retries it) or gives back anything but one
         :class:`Judgement` per pair has all the pairs of that call as failed judgements, counted
-        (``judge_errors``) and its first message traced (``judge_error``): never a crash, never a pass."""
-        from ..errors import BackendError
+        (``judge_errors``) and its first message traced (``judge_error``): never a crash, never a pass. A
+        plugin's failure (``PluginError``: a plugin judge, or a plugin model under the judge, that raised) is such
+        a judge failure, not a server's."""
+        from ..errors import BackendError, PluginError
         from ..types import Judgement
 
         pairs = list(pairs)
@@ -375,13 +377,15 @@ class _MeteredJudge:
                 n = len(got) if isinstance(got, (list, tuple)) else None
                 raise TypeError(f"returned {type(got).__name__ if n is None else f'{n} items'} for {len(pairs)} pairs, not one Judgement each")
             return list(got)
-        except BackendError:
-            raise
+        except BackendError as e:
+            if not isinstance(e, PluginError):
+                raise
+            why = f"judge {self.id}: {e}"[:300]
         except Exception as e:  # noqa: BLE001 - any judge failure is counted and traced, not a crash
             why = f"judge {self.id}: {type(e).__name__}: {e}"[:300]
-            self.tracer.count("judge_errors")
-            self.tracer.judge_error = self.tracer.judge_error or why
-            return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]
+        self.tracer.count("judge_errors")
+        self.tracer.judge_error = self.tracer.judge_error or why
+        return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]
 
 
 def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any = None, **method_args: Any) -> VtgMethod:

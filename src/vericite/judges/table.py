@@ -6,7 +6,8 @@ premise and hypothesis after whitespace is collapsed to single spaces, whitespac
 both ends stripped (:func:`table_key`), so the same texts written with other spacing still match. A pair the table
 does not hold is a *failed* judgement (status ``failed``, never a default verdict): metrics count it and
 ``vericite evaluate`` exits non-zero. A file that cannot be read, a line that is not such an object, or one pair
-given two different verdicts, or bytes that are not UTF-8, is one error line naming the file and line.
+given two different verdicts, or bytes that are not UTF-8, is one error line naming the file and line; a table
+with no verdict at all (empty, or only blank lines) is refused when the judge is built, naming the file.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class TableJudge:
             if self.table.get(key, d["entailed"]) != d["entailed"]:
                 raise VericiteError(f"judge table {p}, line {n}: this pair was given the other verdict on an earlier line")
             self.table[key] = d["entailed"]
+        if not self.table:  # every pair would fail at scoring time: refused now, before anything is judged
+            raise VericiteError(f'judge table {p}: holds no verdict (no line, or only blank ones); want lines {{"premise": str, "hypothesis": str, "entailed": true|false}}')
         self.id = f"table:{self.sha256[:12]}@{VERSION}"
         self.missing = 0
 

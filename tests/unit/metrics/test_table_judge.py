@@ -60,3 +60,12 @@ def test_bytes_not_utf8_are_one_line_not_a_table_that_matches_nothing(tmp_path):
         TableJudge(f)
     f.write_bytes('{"premise": "caf\u00e9", "hypothesis": "b", "entailed": true}\r\n'.encode())  # UTF-8, CRLF: read
     assert TableJudge(f).judge([JudgePair("caf\u00e9", "b")])[0].label == "supported"
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n", "\r\n"])
+def test_a_table_with_no_verdict_is_refused_when_built_naming_the_file(tmp_path, text):
+    # it used to be built, and then failed every pair at scoring time ("pair not in the table")
+    f = tmp_path / "empty.jsonl"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(VericiteError, match=r"judge table .*empty\.jsonl: holds no verdict"):
+        create("judges", f"table:{f}")

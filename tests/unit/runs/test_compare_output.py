@@ -3,7 +3,8 @@ for one reason folded into one line under the table (compare.json keeps every me
 
 from __future__ import annotations
 
-from vericite.cli.compare import _folded_lines, format_markdown, md_text, print_table
+from vericite.cli.compare import _folded_lines, format_markdown, print_table
+from vericite.cli.output import md_cell
 
 BOTH = "not computed in A and B: "
 
@@ -48,7 +49,7 @@ def test_markdown_has_the_terminals_notes_and_the_folded_lines(capsys):
     assert "not computed in B: no absent set" in md
     assert "- 4 paired samples (--same-questions: paired by id and question; the passages differ in 2 of them)" in md
     for line in _folded_lines(comparison()):
-        assert f"- {md_text(line)}\n" in md
+        assert f"- {md_cell(line)}\n" in md
     print_table(comparison())
     out = capsys.readouterr().out
     assert "4 paired samples (--same-questions: paired by id and question; the passages differ in 2 of them)" in out

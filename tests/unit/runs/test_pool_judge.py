@@ -89,3 +89,64 @@ def test_the_workers_report_their_judges_usage_and_an_old_checkpoint_makes_it_un
         assert old.worker_usage() is None
     finally:
         old.close()
+
+
+class ServerJudge:
+    """Says what its server would: supported when ``base_url`` names the lenient server; counts its calls."""
+
+    labels = ("supported", "not_supported")
+    calls = 0
+
+    def __init__(self, base_url: str | None) -> None:
+        self.base_url = base_url
+        self.id = "server-judge@1"  # the same id whatever the server, as llm:openai:<model> has
+
+    def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
+        ServerJudge.calls += 1
+        ok = "lenient" in str(self.base_url)
+        return [Judgement(self.id, p.claim, p.evidence, 0.9 if ok else 0.1, self.labels[0] if ok else self.labels[1]) for p in pairs]
+
+
+def _server_factory(arg: str, *, ctx: Any, **options: Any) -> ServerJudge:
+    return ServerJudge(ctx.base_url)
+
+
+def test_parts_are_keyed_by_the_server_and_settings_never_by_the_api_key(tmp_path, monkeypatch):
+    # the key was the judge's id and the pairs: a resume against another --base-url read the first server's verdicts
+    from vericite.distributed import Checkpoint
+    from vericite.runs.distributed import judge_settings
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    reg = registry.registry_for("judges")
+    reg.register("server-judge", _server_factory, replace=True)
+    pairs = [JudgePair(f"e{i}", f"c{i}") for i in range(6)]
+
+    def run(options: dict[str, Any]) -> tuple[list[str | None], int]:
+        ServerJudge.calls = 0
+        local = ServerJudge(options.get("base_url"))
+        pooled = PoolJudge(local, ThreadPool(functools.partial(_judge_worker, "server-judge", options), 2), Checkpoint(tmp_path, resume=True), options)
+        try:
+            return [j.label for j in pooled.judge(pairs)], ServerJudge.calls
+        finally:
+            pooled.close()
+
+    try:
+        strict = {"base_url": "http://strict:8000/v1", "api_key": "sk-one", "threads": 1}
+        assert run(strict) == (["not_supported"] * 6, 2)
+        lenient = {"base_url": "http://lenient:8000/v1", "api_key": "sk-one", "threads": 1}
+        assert run(lenient) == (["supported"] * 6, 2)  # judged anew on the other server, not read back
+        # another key, other threads: the same verdicts, read back (no call)
+        assert run({**lenient, "api_key": "sk-two", "threads": 4}) == (["supported"] * 6, 0)
+    finally:
+        reg.unregister("server-judge")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://env:1/v1")  # the server a judge asks without --base-url
+    assert judge_settings(object(), {}) == {"base_url": "http://env:1/v1"}
+
+    class Keyed:  # a judge whose recorded options and model settings hold a key: left out at any depth
+        def __init__(self) -> None:
+            self.backend = type("B", (), {"identity": lambda s: None, "cache_key_extra": lambda s: {"base_url": "u", "API_KEY": "k"}})()
+
+        def options(self) -> dict[str, Any]:
+            return {"threshold": 0.6, "auth": {"token": "t", "x": 1}}
+
+    assert judge_settings(Keyed(), {"base_url": "b", "api_key": "k"}) == {"base_url": "b", "options": {"threshold": 0.6, "auth": {"x": 1}}, "model": {"base_url": "u"}}
