@@ -18,10 +18,11 @@ prompt with the model's chat template, tokenises it and counts what llama-cpp-py
 longest prefix shared with what it holds, and the reply's); the scorer is the real backend's code
 (``LlamaCppBackend._score_tokens``) over a stand-in context that counts. The reader's reply is a fixed word.
 
-``--real N``: SmolLM2 (or ``--lm``), the call cache off: the first ``N`` items of the first ``--input``, before and
-after alternately item by item for the judged measures (median seconds per item), then the corpus's LM measures
-before and after (``--lm-items`` items); tokens, seconds, items per minute, and the largest difference of any
-value between the two (the tolerance).
+``--real N``: SmolLM2 (or ``--lm``), the call cache off, two instances of the model (before, after) loaded before the
+clock starts: the corpus's LM measures before and after on the first ``--lm-items`` items of the first ``--input``,
+then its first ``N`` items' judged measures, before and after alternately item by item (median seconds per item);
+tokens, seconds, items per minute, and the largest difference of any value between the two (the tolerance). Lines
+are printed as they come, so a run cut by a time limit keeps what it measured.
 
 Run: ``nice -n 19 env VERICITE_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_conner_eval.py --input
 runs/nq-bm25/samples.jsonl --input runs/nq-ref/samples.jsonl --index runs/nq-idx --count`` (each input a ``vericite
