@@ -289,7 +289,7 @@ class ConnerMetric(LMMeasures):
                 reasons[i]["factuality"] = "no evidence (the item's passages, or --index)"
                 continue
             plan[i] = rows
-        pairs = [JudgePair(ev, s, question=samples[i].question) for i, rows in plan.items() for s, evs in rows for ev in evs]
+        pairs = passage_major([JudgePair(ev, s, question=samples[i].question) for i, rows in plan.items() for s, evs in rows for ev in evs])
         bar = (lambda total: progress(total, "judging")) if progress is not None else None
         judged = judge_corpus(self.judge, pairs, progress=bar)
         counts["judge_calls"] += len(judged)
@@ -402,6 +402,19 @@ class ConnerMetric(LMMeasures):
                 values["validity"][i] = round(max(probs), 6)
             else:
                 reasons[i]["validity"] = "no judgement could be read"
+
+
+def passage_major(pairs: Sequence[JudgePair]) -> list[JudgePair]:
+    """``pairs`` grouped by their evidence, the groups in the order their evidence first appears, each group's pairs
+    in their own order. Factuality's pairs come sentence by sentence (each sentence's top passages), and one passage
+    is often among the top passages of several sentences: grouped, the judge gets that passage's pairs one after
+    another (``judge_corpus`` cuts its calls only where the evidence changes), so a backend that reuses the prompt's
+    prefix (llama.cpp; the judge's prompt puts the evidence before the claim) evaluates the passage once rather than
+    once per call that holds it. Every pair is judged as before; only the order of the calls changes."""
+    groups: dict[str, list[JudgePair]] = {}
+    for p in pairs:
+        groups.setdefault(p.evidence, []).append(p)
+    return [p for group in groups.values() for p in group]
 
 
 def _probability(v: Any) -> bool:

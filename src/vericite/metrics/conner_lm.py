@@ -1,7 +1,13 @@
 """CONNER's measures that score the knowledge with a causal LM (Eq. 3-6): sentence coherence, the paragraph's
 sentence-order test, informativeness and helpfulness; a part of :class:`vericite.metrics.conner.ConnerMetric`
 (its ``lm``, ``sentence_context``, ``seed``, ``shuffles`` and ``unrelated``), kept apart from the judged measures
-(factuality, validity) and the corpus plumbing."""
+(factuality, validity) and the corpus plumbing.
+
+The texts that the sentence-order test, informativeness and helpfulness score go to the LM in one
+``continuation_logprobs`` call: a knowledge text is the paragraph of its own order test and the beginning of its
+helpfulness prompt, and of the prompts of the items that draw it as unrelated knowledge, so a backend that scores a
+call's texts in the order of their tokens and keeps a shared prefix (llama.cpp) evaluates it once rather than
+about ``2 + 2 * unrelated`` times. Each text's log-probabilities are the same whichever call holds it."""
 
 from __future__ import annotations
 
@@ -35,23 +41,38 @@ class LMMeasures:
                     values["coherence_sentence"][i] = round(sum(inv) / len(inv), 6)
                 else:
                     reasons[i]["coherence_sentence"] = "no sentence with a scored token"
-        if "coherence_paragraph" in want:
-            self._order_test(texts, sentences, usable, values, reasons)
-        if "informativeness" in want and usable:
-            pairs = []
-            for i in usable:
-                topic = (samples[i].meta or {}).get("topic")
-                prefix = INFO_PREFIX.format(topic=f"Topic: {topic} " if topic else "", query=samples[i].question)
-                pairs.append((prefix, texts[i]))
-            for i, lps in zip(usable, continuation_logprobs(self.lm, pairs)):
-                if lps:
-                    values["informativeness"][i] = round(1.0 - math.exp(sum(lps) / len(lps)), 6)
-                else:
-                    reasons[i]["informativeness"] = "no scored token"
-        if "helpfulness" in want:
-            self._helpfulness(samples, texts, usable, values, reasons)
+        if not want & {"coherence_paragraph", "informativeness", "helpfulness"}:
+            return
+        # one call for the texts of the three measures below (module docstring)
+        order = self._order_plan(texts, sentences, usable, reasons) if "coherence_paragraph" in want else {}
+        info = self._info_pairs(samples, texts, usable) if "informativeness" in want else []
+        helps = self._help_plan(samples, texts, usable, reasons) if "helpfulness" in want else {}
+        order_flat = [(i, t) for i, ts in order.items() for t in ts]
+        help_flat = [(i, k) for i, ks in helps.items() for k in ks]
+        help_pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in help_flat]  # type: ignore[operator]
+        scored = continuation_logprobs(self.lm, [("", t) for _, t in order_flat] + info + help_pairs)
+        cut = len(order_flat) + len(info)
+        if order_flat:
+            self._order_values(order_flat, scored[: len(order_flat)], values)
+        for i, lps in zip(usable if info else [], scored[len(order_flat) : cut]):
+            if lps:
+                values["informativeness"][i] = round(1.0 - math.exp(sum(lps) / len(lps)), 6)
+            else:
+                reasons[i]["informativeness"] = "no scored token"
+        if help_flat:
+            self._help_values(help_flat, scored[cut:], values, reasons)
 
-    def _order_test(self, texts, sentences, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
+    @staticmethod
+    def _info_pairs(samples, texts, usable) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+        pairs = []
+        for i in usable:
+            topic = (samples[i].meta or {}).get("topic")
+            prefix = INFO_PREFIX.format(topic=f"Topic: {topic} " if topic else "", query=samples[i].question)
+            pairs.append((prefix, texts[i]))
+        return pairs
+
+    def _order_plan(self, texts, sentences, usable, reasons) -> dict[int, list[str]]:  # type: ignore[no-untyped-def]
+        """Per item with two sentences or more: its paragraph, then its ``shuffles`` seeded shuffled orders."""
         plans = {}
         for i in usable:
             sents = [texts[i][s:e].strip() for s, e in sentences[i]]
@@ -68,8 +89,10 @@ class LMMeasures:
                         break
                 orders.append(list(o))
             plans[i] = [" ".join(sents)] + [" ".join(sents[k] for k in o) for o in orders]
-        flat = [(i, t) for i, ts in plans.items() for t in ts]
-        scored = continuation_logprobs(self.lm, [("", t) for _, t in flat])
+        return plans
+
+    @staticmethod
+    def _order_values(flat, scored, values) -> None:  # type: ignore[no-untyped-def]
         totals: dict[int, list[float]] = {}
         for (i, _), lps in zip(flat, scored):
             totals.setdefault(i, []).append(sum(lps))
@@ -77,7 +100,8 @@ class LMMeasures:
             wins = sum(1.0 if own > x else 0.5 if own == x else 0.0 for x in shuffled)
             values["coherence_paragraph"][i] = round(wins / len(shuffled), 6)
 
-    def _helpfulness(self, samples, texts, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
+    def _help_plan(self, samples, texts, usable, reasons) -> dict[int, list[str]]:  # type: ignore[no-untyped-def]
+        """Per item with a gold answer: its knowledge, then ``unrelated`` seeded knowledge texts of other items."""
         pool = [i for i in usable]
         plans: dict[int, list[str]] = {}
         for i in usable:
@@ -91,10 +115,12 @@ class LMMeasures:
                 continue
             rng = random.Random(f"{self.seed}:{samples[i].id}")
             plans[i] = [texts[i]] + [texts[j] for j in rng.sample(others, min(self.unrelated, len(others)))]
-        flat = [(i, k) for i, ks in plans.items() for k in ks]
-        pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in flat]  # type: ignore[operator]
+        return plans
+
+    @staticmethod
+    def _help_values(flat, scored, values, reasons) -> None:  # type: ignore[no-untyped-def]
         losses: dict[int, list[float]] = {}
-        for (i, _), lps in zip(flat, continuation_logprobs(self.lm, pairs)):
+        for (i, _), lps in zip(flat, scored):
             losses.setdefault(i, []).append(-sum(lps) / len(lps) if lps else math.nan)
         for i, (own, *rest) in losses.items():
             base = sum(rest) / len(rest)

@@ -20,7 +20,13 @@ What matters here (docs/models.md):
   used dropped first) and, before a prompt, restores the cached state that shares the longest token prefix with
   it when that is longer than what the live context shares; only the rest is evaluated. The state kept is the
   KV cache of the evaluated tokens, not llama-cpp-python's ``scores`` (an ``n_batch x n_vocab`` array it would
-  copy on every save, unused when ``logits_all=False``, and not counted in the cache's capacity).
+  copy on every save, unused when ``logits_all=False``, and not counted in the cache's capacity);
+- the scorer reuses its prefix too (``reuse_scorer_prefix=True``): a window of tokens to score keeps the longest
+  prefix it shares with what the scorer holds (the KV cache and the logits of every position, ``logits_all``) and
+  evaluates only the rest, and the texts of one call are scored in the order of their tokens (sorted), so texts
+  that share a beginning (CONNER's knowledge, then the same knowledge followed by a question) come one after
+  another; results come back in the order asked. The log-probabilities are those of one evaluation of each text,
+  up to the floating-point noise of evaluating a suffix apart (measured in docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -103,6 +109,22 @@ def _counting_llama_class() -> Any:
     return _Llama
 
 
+def shared_prefix(held: Any, tokens: Sequence[int]) -> int:
+    """How many tokens at the start of ``tokens`` are those ``held`` (a context's evaluated tokens) begins with."""
+    n = min(len(held), len(tokens))
+    if n == 0:
+        return 0
+    differ = np.flatnonzero(np.asarray(held[:n]) != np.asarray(tokens[:n]))
+    return int(differ[0]) if differ.size else n
+
+
+def prefix_order(seqs: Sequence[Sequence[int]]) -> list[int]:
+    """The indices of ``seqs`` in the order of their tokens (lexicographic): the order in which one context that
+    keeps the prefix it shares with the next sequence evaluates the fewest tokens (each sequence then follows the
+    one it shares the longest beginning with)."""
+    return sorted(range(len(seqs)), key=lambda i: list(seqs[i]))
+
+
 def _log_softmax(logits: np.ndarray) -> np.ndarray:
     x = logits.astype(np.float64, copy=False)
     m = x.max(axis=-1, keepdims=True)
@@ -130,6 +152,7 @@ class LlamaCppBackend:
         n_batch: int = 512,
         scorer_n_ctx: int = DEFAULT_SCORER_N_CTX,
         reuse_prefix: bool = True,
+        reuse_scorer_prefix: bool = True,
         state_cache_mb: int | None = None,
         top_k: int = 40,
         min_p: float = 0.05,
@@ -141,7 +164,7 @@ class LlamaCppBackend:
         known = set(inspect.signature(llama_cpp.Llama.__init__).parameters) - {"self", "kwargs", "model_path"}
         unknown = sorted(set(llama_kwargs) - known)
         if unknown:  # Llama() would silently ignore them
-            options = known | {"n_ctx", "n_threads", "reuse_prefix", "scorer_n_ctx", "state_cache_mb"}
+            options = known | {"n_ctx", "n_threads", "reuse_prefix", "reuse_scorer_prefix", "scorer_n_ctx", "state_cache_mb"}
             hints = ", ".join(f"{u!r}" + (f" ({hint})" if (hint := did_you_mean(u, options)) else "") for u in unknown)
             raise BackendError(f"unknown llama.cpp option {hints}")
         self.model_path = Path(model_path)
@@ -156,6 +179,7 @@ class LlamaCppBackend:
         self.n_batch = int(n_batch)
         self.scorer_n_ctx = int(scorer_n_ctx)
         self.reuse_prefix = reuse_prefix
+        self.reuse_scorer_prefix = bool(reuse_scorer_prefix)
         # $VERICITE_STATE_CACHE_MB does not apply to an instance asked not to reuse prefixes; an explicit
         # state_cache_mb with reuse_prefix=False is a contradiction
         self.state_cache_mb = (default_state_cache_mb() if reuse_prefix else 0) if state_cache_mb is None else int(state_cache_mb)
@@ -240,6 +264,11 @@ class LlamaCppBackend:
     def evaluated_tokens(self) -> int:
         """Tokens the generating Llama has evaluated so far (prompt and generated): shows prefix reuse."""
         return 0 if self._llm is None else int(self._llm.evaluated_tokens)
+
+    @property
+    def scored_tokens(self) -> int:
+        """Tokens the scorer (``logprobs`` and the continuation methods) has evaluated so far: shows its prefix reuse."""
+        return 0 if self._scorer is None else int(self._scorer.evaluated_tokens)
 
     @property
     def state_cache_stats(self) -> dict[str, int]:
@@ -380,14 +409,18 @@ class LlamaCppBackend:
         Texts longer than the scorer's context are scored in overlapping windows (every token keeps at least
         half a context of history)."""
         with self._lock:
-            return [self._score_tokens(self.tokenize(text), 1) for text in texts]
+            seqs = [self.tokenize(text) for text in texts]
+            out: list[list[float]] = [[] for _ in seqs]
+            for i in prefix_order(seqs):
+                out[i] = self._score_tokens(seqs[i], 1)
+            return out
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
         """For each ``(prefix, continuation)``, the log-probability of every token of the continuation given the
         prefix (tokenised with BOS) and the continuation's earlier tokens (tokenised apart, without BOS, so the
         boundary is exact). Their sum is log P(continuation | prefix)."""
         with self._lock:
-            return [self._continuation(prefix, continuation)[1] for prefix, continuation in pairs]
+            return [lps for _, lps in self._continuations(pairs)]
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
         """:meth:`continuation_logprobs` with each token's character span in the continuation: one evaluation
@@ -398,8 +431,7 @@ class LlamaCppBackend:
         out = []
         with self._lock:
             llm = self._llm if self._llm is not None else self.scorer
-            for prefix, continuation in pairs:
-                tail, lps = self._continuation(prefix, continuation)
+            for (prefix, continuation), (tail, lps) in zip(pairs, self._continuations(pairs)):
                 raw = continuation.encode("utf-8")
                 ends, pos = [], 0
                 for t in tail:
@@ -417,13 +449,18 @@ class LlamaCppBackend:
                 out.append([(s, e, float(lp)) for (s, e), lp in zip(spans, lps)])
         return out
 
-    def _continuation(self, prefix: str, continuation: str) -> tuple[list[int], list[float]]:
-        """The continuation's tokens (tokenised apart, without BOS) and the log-probability of each given the
-        prefix (tokenised with BOS) and the tokens before it. Called with the lock held."""
+    def _continuations(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[float]]]:
+        """For each ``(prefix, continuation)``: the continuation's tokens (tokenised apart, without BOS) and the
+        log-probability of each given the prefix (tokenised with BOS) and the tokens before it, the pairs scored in
+        the order of their tokens (:func:`prefix_order`). Called with the lock held."""
         llm = self._llm if self._llm is not None else self.scorer
-        head = self.tokenize(prefix)
-        tail = list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False))
-        return tail, (self._score_tokens(head + tail, max(1, len(head))) if tail else [])
+        heads = [self.tokenize(prefix) for prefix, _ in pairs]
+        tails = [list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)) for _, continuation in pairs]
+        out: list[tuple[list[int], list[float]]] = [(t, []) for t in tails]
+        for i in prefix_order([h + t for h, t in zip(heads, tails)]):
+            if tails[i]:
+                out[i] = (tails[i], self._score_tokens(heads[i] + tails[i], max(1, len(heads[i]))))
+        return out
 
     def _score_tokens(self, tokens: list[int], start: int) -> list[float]:
         """log P(tokens[i] | tokens[:i]) for i >= ``start``, in windows of the scorer's context."""
@@ -436,8 +473,15 @@ class LlamaCppBackend:
             # the first window reaches back to the start when it can; later ones keep half a context of history
             end = min(n, max(n_ctx, pos + n_ctx // 2))
             begin = max(0, end - n_ctx)
-            scorer.reset()
-            scorer.eval(tokens[begin:end])
+            window = tokens[begin:end]
+            held = getattr(scorer, "input_ids", None)  # (a stand-in Llama of the tests may keep no tokens: no reuse)
+            keep = shared_prefix(held[: scorer.n_tokens], window) if self.reuse_scorer_prefix and held is not None else 0
+            if keep:  # the KV cache and the logits of those positions are the scorer's already
+                scorer.n_tokens = keep  # (eval drops the KV cache after n_tokens before it evaluates)
+            else:
+                scorer.reset()
+            if keep < len(window):
+                scorer.eval(window[keep:])
             # scores[j] (relative to begin) holds the logits that predict token begin+j+1
             rows = _log_softmax(np.asarray(scorer.scores[pos - 1 - begin : end - 1 - begin]))
             ids = np.asarray(tokens[pos:end])
