@@ -104,9 +104,45 @@ def test_a_plugin_retriever_that_raises_fails_each_question_and_the_run_ends_in_
     r = invoke(["generate", "--method", "vanilla", "--model", "fake", "--dataset", "demo", "--index", str(tmp_path / "idx"), "--retriever", "broken-retriever",
                 "--out", str(out), "-q", "--no-cache"])  # fmt: skip
     line = one_line(r, None)
-    assert f"retriever 'broken-retriever:{tmp_path / 'idx'}' (plugin) failed: ConnectionResetError: lost the index while asking" in line and "3 calls failed in a row" in line
+    assert f"retriever 'broken-retriever:{tmp_path / 'idx'}' (plugin) failed: ConnectionResetError: lost the index while asking" in line
+    assert "(the retriever failed on 3 questions in a row; finished samples are kept, rerun with --resume)" in line and "calls failed" not in line, line
     errors = errors_of(out)
     assert errors and all(e.startswith(f"retriever 'broken-retriever:{tmp_path / 'idx'}' (plugin) failed: ConnectionResetError") for e in errors)
+
+
+class CloseFailingMethod(FakeMethod):
+    """A plugin method that answers every question and whose ``close`` raises."""
+
+    def close(self) -> None:
+        raise OSError("socket already closed")
+
+
+def test_a_plugin_method_whose_close_raises_after_a_complete_run_is_a_warning_and_exit_0(tmp_path, plugin):
+    plugin(registry.methods, "close-failing", CloseFailingMethod)
+    out = tmp_path / "g"
+    r = invoke(["generate", "--method", "close-failing", "--model", "fake", "--dataset", "demo", "--out", str(out), "-q", "--no-cache"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, (r.output, r.exception)
+    warned = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
+    assert warned == ["warning: method 'close-failing:fake' (plugin) failed: OSError: socket already closed (on close, after the run;"
+                      " its answers are written)"], r.stderr  # fmt: skip
+    assert "error:" not in r.output
+    assert len((out / "samples.jsonl").read_text().splitlines()) == 5 and not (out / "errors.jsonl").exists()
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+
+
+class CloseFailingFlakyMethod(CloseFailingMethod):
+    """A plugin method whose answers all raise and whose ``close`` raises too: the run's own error is the line."""
+
+    def answer(self, sample):
+        raise IndexError("list index out of range")
+
+
+def test_a_plugin_close_that_raises_does_not_hide_the_error_the_run_ends_with(tmp_path, plugin):
+    plugin(registry.methods, "close-failing-flaky", CloseFailingFlakyMethod)
+    r = invoke(["generate", "--method", "close-failing-flaky", "--model", "fake", "--dataset", "demo", "--out", str(tmp_path / "g"), "-q", "--no-cache"])
+    line = one_line(r, None)
+    assert "IndexError: list index out of range" in line and "(the method failed on 3 questions in a row;" in line, line
+    assert "warning: method 'close-failing-flaky:fake' (plugin) failed: OSError: socket already closed (on close" in r.stderr
 
 
 class BrokenGraph(DictGraph):

@@ -57,7 +57,8 @@ def batch_key(prefix: str, material: Any) -> str:
 
 class GenerationWorker:
     """Built once in a worker: the method of ``cfg`` with its own usage meter; ``answer(samples)`` gives one
-    outcome per sample, ``{"id", "record"}`` or ``{"id", "error"}`` (a model call that failed)."""
+    outcome per sample, ``{"id", "record"}`` or ``{"id", "error"}`` (a model call that failed; with ``kind`` when what
+    failed was a plugin's component, the PluginError's kind)."""
 
     def __init__(self, cfg: Any, backend_factory: Callable[[], Any] | None = None) -> None:
         from ..models.usage import UsageMeter
@@ -73,7 +74,7 @@ class GenerationWorker:
             try:
                 record = self.method.answer(sample)
             except BackendError as e:
-                out.append({"id": sample.id, "error": str(e)})
+                out.append({"id": sample.id, "error": str(e), **({"kind": e.kind} if getattr(e, "kind", None) else {})})  # what failed
                 continue
             used = self.meter.since(before)
             if used.calls or "usage" not in record:
@@ -105,7 +106,7 @@ def generate_pooled(
     :func:`~vericite.runs.loop.generate_run`."""
     from ..progress import progress_bar
     from ..protocols import Closeable, SampleChecking
-    from .loop import build_method, check_failures, check_same_questions, questions_of, summarise
+    from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, summarise
     from .rundir import RunDir
 
     samples = questions_of(cfg, out, samples)
@@ -156,7 +157,7 @@ def generate_pooled(
                     run.fail(str(o["id"]), last_error)
                     if consecutive >= max_consecutive_failures:
                         summarise(run, failures, samples, method)
-                        raise BackendError(f"{last_error} ({consecutive} calls failed in a row; finished samples are kept, rerun with --resume)")
+                        raise BackendError(f"{last_error} ({in_a_row(consecutive, o.get('kind'))}; finished samples are kept, rerun with --resume)")
                 else:
                     consecutive = 0
                     run.append(o["record"])
@@ -176,7 +177,7 @@ def generate_pooled(
             if pool is not None:
                 pool.close()
             if shared is not None and isinstance(shared, Closeable):
-                shared.close()
+                close_after_run(shared)
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, cfg.max_failures, last_error)
     return manifest

@@ -99,7 +99,7 @@ def run_method(
                     run.fail(sample.id, last_error)
                     if consecutive >= max_consecutive_failures:
                         summarise(run, failures, samples, method)
-                        raise BackendError(f"{e} ({consecutive} calls failed in a row; finished samples are kept, rerun with --resume)") from None
+                        raise BackendError(f"{e} ({in_a_row(consecutive, failed_kind(e))}; finished samples are kept, rerun with --resume)") from None
                     advance()
                     continue
                 consecutive = 0
@@ -114,6 +114,35 @@ def run_method(
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, max_failures, last_error)
     return manifest
+
+
+#: the kinds whose failures are model calls ("N calls failed in a row"); a plain BackendError is a model call's
+MODEL_CALL_KINDS = (None, "backend", "model", "judge")
+
+
+def failed_kind(e: BaseException) -> str | None:
+    """What failed, by its registry's word (a :class:`~vericite.errors.PluginError`'s ``kind``); None: a model call."""
+    return getattr(e, "kind", None)
+
+
+def in_a_row(n: int, kind: str | None) -> str:
+    """The abort's words for ``n`` failures in a row of ``kind``: model calls as calls, any other component (a
+    plugin's retriever, method, graph ...) by its name, whose failure cost each question its answer."""
+    if kind in MODEL_CALL_KINDS:
+        return f"{n} calls failed in a row"
+    return f"the {kind} failed on {n} questions in a row"
+
+
+def close_after_run(obj: Any) -> None:
+    """Close ``obj`` (a method, a shared model) after the run: its answers are written by then, so a close that
+    fails (a plugin's ``close`` that raises: a ``PluginError`` naming it) is a warning on stderr, not the end of a
+    run whose answers are all there (nor does it hide the error a run that failed is ending with)."""
+    import sys
+
+    try:
+        obj.close()
+    except BackendError as e:
+        print(f"warning: {e} (on close, after the run; its answers are written)", file=sys.stderr, flush=True)
 
 
 def check_same_questions(run: Any, samples: Sequence[Sample]) -> None:
@@ -258,4 +287,4 @@ def generate_run(
         )
     finally:
         if isinstance(method, Closeable):
-            method.close()
+            close_after_run(method)
