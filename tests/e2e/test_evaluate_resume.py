@@ -329,3 +329,18 @@ def test_a_checkpoint_written_before_task_options_were_recorded_is_taken_at_the_
     r = run("alce", "--resume")
     assert r.exit_code == 0 and again.calls == 0, r.output
     assert "written before task options were recorded: resumed as made with alce-asqa's defaults" in r.output, r.output
+
+
+def test_a_checkpoint_that_cannot_be_appended_to_ends_evaluate_in_one_line_exit_2(tmp_path, monkeypatch):
+    """Root ignores chmod, so the read-only checkpoint is a seam: its module's ``open`` refuses to append."""
+    from tests.unit.evaluate.test_checkpoint import refuse_appending
+
+    answers = write_answers(tmp_path / "a.jsonl", 3)
+    out = tmp_path / "ev"
+    refuse_appending(monkeypatch, out / ".evaluate-answers.jsonl")
+    r = evaluate(answers, out)
+    assert r.exit_code == 2 and "Traceback" not in r.output and (r.exception is None or isinstance(r.exception, SystemExit)), (r.output, r.exception)
+    errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: cannot write the evaluation's checkpoint {out / '.evaluate-answers.jsonl'}: Permission denied"
+                      " (make the file and its folder writable, or use another --out)"], r.output  # fmt: skip
+    assert not (out / "results.json").exists()

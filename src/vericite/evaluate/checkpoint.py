@@ -196,10 +196,13 @@ class AnswerCheckpoint:
                 ck._read_usage(line.get("usage"))
                 ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
             return ck
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for side in ("", "-wal", "-shm"):  # a new evaluation: none of an earlier one's calls
-            (ck.calls.parent / (ck.calls.name + side)).unlink(missing_ok=True)
-        jsonl.write_jsonl_atomic(path, [head])
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for side in ("", "-wal", "-shm"):  # a new evaluation: none of an earlier one's calls
+                (ck.calls.parent / (ck.calls.name + side)).unlink(missing_ok=True)
+            jsonl.write_jsonl_atomic(path, [head])
+        except OSError as e:
+            raise unwritable(path, e) from None
         return ck
 
     @property
@@ -234,13 +237,24 @@ class AnswerCheckpoint:
         self._write(dict(line))
 
     def _write(self, line: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(jsonl.dumps_line(line))
-            f.flush()
-            if time.monotonic() - self._synced >= SYNC_EVERY_S:
-                os.fsync(f.fileno())
-                self._synced = time.monotonic()
+        """Append ``line``; a checkpoint that cannot be written (read-only, its folder's permissions, a full disk)
+        ends the evaluation in one line naming it (:func:`unwritable`): the answers scored before it are kept."""
+        try:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(jsonl.dumps_line(line))
+                f.flush()
+                if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                    os.fsync(f.fileno())
+                    self._synced = time.monotonic()
+        except OSError as e:
+            raise unwritable(self.path, e, resumable=bool(self.done)) from None
         self.done[int(line["answer"])] = line["id"]
+
+
+def unwritable(path: Path, e: OSError, resumable: bool = False) -> VericiteError:
+    """The one line for a checkpoint ``path`` that cannot be written: what the system said, and the way out."""
+    kept = "; the answers scored before it are kept there: rerun with --resume once it can be written" if resumable else ""
+    return VericiteError(f"cannot write the evaluation's checkpoint {path}: {e.strerror or e}{kept} (make the file and its folder writable, or use another --out)")
 
 
 def answer_line(index: int, sample_id: str, judged: Mapping[str, Any], scores: Mapping[str, Any], judgements: list[dict[str, Any]], usage: Mapping[str, Any] | None = None) -> dict[str, Any]:

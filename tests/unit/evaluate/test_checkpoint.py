@@ -207,3 +207,40 @@ def test_the_task_recorded_is_the_evaluation_it_resolved_to_not_its_spelling(tmp
         AnswerCheckpoint.open(tmp_path, eli5, resume=True, resolve={"alce": "alce-asqa"}.get)
     with pytest.raises(VericiteError, match=r"other settings \(task\)"):  # a name that resolves to nothing known: kept
         AnswerCheckpoint.open(tmp_path, asqa, resume=True, resolve=lambda name: None)
+
+
+def refuse_appending(monkeypatch, path, error=PermissionError):
+    """A seam for a checkpoint that cannot be appended to (tests run as root, which chmod does not stop): the
+    checkpoint module's ``open`` raises as the system would for ``path`` opened to append."""
+    import builtins
+
+    def guarded(file, mode="r", *args, **kwargs):
+        if str(file) == str(path) and "a" in mode:
+            raise error(13, "Permission denied", str(file))
+        return builtins.open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr("vericite.evaluate.checkpoint.open", guarded, raising=False)
+
+
+def test_a_checkpoint_that_cannot_be_appended_to_is_one_line_naming_the_file(tmp_path, monkeypatch):
+    ck = AnswerCheckpoint.open(tmp_path, HEAD)
+    ck.add(0, "a", {"x": 1}, [])
+    refuse_appending(monkeypatch, tmp_path / NAME)
+    with pytest.raises(VericiteError) as e:
+        ck.add(1, "b", {"x": 2}, [])
+    msg = str(e.value)
+    assert msg.startswith(f"cannot write the evaluation's checkpoint {tmp_path / NAME}: Permission denied"), msg
+    assert "\n" not in msg and "rerun with --resume" in msg and "writable" in msg and "--out" in msg, msg
+    assert not ck.is_done(1, "b") and ck.is_done(0, "a")  # the answer not written is not counted done
+    assert e.value.__cause__ is None and e.value.__suppress_context__  # one line, no chained traceback
+
+
+def test_a_checkpoint_that_cannot_be_created_is_one_line_naming_the_file(tmp_path, monkeypatch):
+    import vericite.jsonl
+
+    def refused(path, records):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(vericite.jsonl, "write_jsonl_atomic", refused)
+    with pytest.raises(VericiteError, match=r"^cannot write the evaluation's checkpoint .*: Permission denied \(make the file and its folder writable, or use another --out\)$"):
+        AnswerCheckpoint.open(tmp_path, HEAD)
