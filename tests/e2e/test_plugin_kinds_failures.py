@@ -290,6 +290,13 @@ def test_compare_with_a_plugin_family_that_raises_shows_its_metrics_not_compared
     assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
     m = json.loads(r.output)["metrics"]["fake_cited_share"]
     assert m["diff"] is None and m["reason"] == "not compared: metric 'broken-statistics' (plugin) failed: NotImplementedError: paired statistics are not written yet"
+    own = [json.loads((tmp_path / run / "results.json").read_text())["metrics"]["fake_cited_share"]["value"] for run in ("a", "b")]
+    assert None not in own and [m["a"], m["b"]] == own and m["ci"] is None  # each run's own value, no difference
+    r = invoke(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "cmp")])
+    assert r.exit_code == 0 and invoke(["report", str(tmp_path / "cmp")]).exit_code == 0, r.output
+    page = (tmp_path / "cmp" / "report.html").read_text()
+    row = page[page.index('<tr class="metric not-computed" data-metric="fake_cited_share">') :].split("</tr>")[0]
+    assert f'<td>fake_cited_share</td><td class="num">{own[0]:.3f}</td><td class="num">{own[1]:.3f}</td><td class="num">—</td>' in row, row
 
 
 class BrokenExperiment(FakeExperiment):

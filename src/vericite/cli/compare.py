@@ -45,8 +45,9 @@ def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, st
         if name in folded:
             continue
         n = f"{m['n_a']}/{m['n_b']}"
-        if m.get("diff") is None:
-            out.append((name, "—", "—", "—", "", "", n, m.get("reason") or ""))
+        if m.get("diff") is None:  # a metric not paired still shows each run's own value (its results.json)
+            own = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
+            out.append((name, own(m.get("a")), own(m.get("b")), "—", "", "", n, m.get("reason") or ""))
         else:
             out.append((name, f"{m['a']:.3f}", f"{m['b']:.3f}", f"{m['diff']:+.3f}", _ci(m.get("ci")), _p(m.get("p_value")), n, m.get("verdict") or ""))
     return out

@@ -100,8 +100,8 @@ def metrics_section(metrics: Mapping[str, Any]) -> str:
         n = f"{fmt(m.get('n_a'))}/{fmt(m.get('n_b'))}"
         if _num(m.get("diff")) is None:
             body.append(
-                f'<tr class="metric not-computed" data-metric="{esc(name)}"><td>{esc(name)}</td><td class="num">—</td>'
-                f'<td class="num">—</td><td class="num">—</td><td>—</td><td>—</td><td class="num">{n}</td>'
+                f'<tr class="metric not-computed" data-metric="{esc(name)}"><td>{esc(name)}</td><td class="num">{fmt(m.get("a"))}</td>'
+                f'<td class="num">{fmt(m.get("b"))}</td><td class="num">—</td><td>—</td><td>—</td><td class="num">{n}</td>'
                 f'<td class="reason">{esc(m.get("reason") or "not compared")}</td></tr>'
             )
             continue

@@ -201,6 +201,10 @@ def compare_runs(
         else:
             entry = {"a": None, "b": None, "diff": None, "ci": None, "p_value": None, **entry, "verdict": None,
                      "reason": _why_not(m, sa, sb)}  # fmt: skip
+            if not (Comparable.paired(sa, m) or Comparable.paired(sb, m)):  # not paired: each run's own value, as it reports it
+                entry["a"], entry["b"] = _own_value(a, m), _own_value(b, m)
+                if (only_a or only_b) and (entry["a"] is not None or entry["b"] is not None):
+                    entry["reason"] += f"; A and B are each run's results.json value, over all its samples, not only the paired ones"
         if "family" in declared:  # how the page groups and labels it, as the runs' results.json declare it
             entry.update({k: declared.get(k) for k in PRESENTATION})
         metrics[m] = entry
@@ -410,6 +414,13 @@ def _why_not(m: str, sa: CorpusStatistics, sb: CorpusStatistics) -> str:
     if ra is not None or rb is not None:
         return "not computed in " + "; ".join(f"{side}: {r}" for side, r in (("A", ra), ("B", rb)) if r is not None)
     return "undefined on the paired samples"
+
+
+def _own_value(run: EvaluatedRun, m: str) -> float | None:
+    """``m``'s value in ``run``'s results.json (a number, else None): what a metric compare cannot pair shows."""
+    entry = (run.results.get("metrics") or {}).get(m)
+    value = entry.get("value") if isinstance(entry, Mapping) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
 def _num(x: float) -> float | None:

@@ -124,7 +124,10 @@ class _Plain:
     def compute(self, samples, answers):
         from vericite.metrics.base import MetricResult
 
-        return {"plain_score": MetricResult("plain_score", 1.0 if answers else None, len(answers), reason=None if answers else "no answers")}
+        if not answers:
+            return {"plain_score": MetricResult("plain_score", None, 0, reason="no answers")}
+        cited = [all(s.citations for s in a.sentences) for a in answers]  # the answers whose every sentence cites
+        return {"plain_score": MetricResult("plain_score", sum(cited) / len(cited), len(answers))}
 
 
 class _PlainTask:
@@ -165,6 +168,22 @@ def test_a_family_without_paired_statistics_is_shown_not_compared(plain_task, tm
     m = json.loads(r.stdout)["metrics"]
     assert list(m) == ["fake_cited_share", "plain_score"] and m["fake_cited_share"]["diff"] == pytest.approx(0.25)
     assert m["plain_score"]["diff"] is None and "cannot recompute it from samples.jsonl" in m["plain_score"]["reason"]
+    # not paired, but each run's own value is shown, as its results.json reports it; no difference, no CI
+    own = {k: json.loads((run / "results.json").read_text())["metrics"]["plain_score"]["value"] for k, run in (("a", a), ("b", b))}
+    assert own == {"a": 0.0, "b": 0.5}
+    assert (m["plain_score"]["a"], m["plain_score"]["b"]) == (0.0, 0.5) and m["plain_score"]["ci"] is None and m["plain_score"]["p_value"] is None
+    table = compare(a, b, "--resamples", "20").output
+    assert re.search(r"plain_score\s+0\.000\s+0\.500\s+—", table), table
+    md = compare(a, b, "--format", "markdown", "--resamples", "20").output
+    assert "| plain_score | 0.000 | 0.500 | — |  |  | 0/0 | its metric family cannot recompute it from samples.jsonl" in md, md
+
+
+def test_a_family_without_paired_statistics_with_intersect_says_its_values_are_over_each_runs_samples(plain_task, tmp_path):
+    a = evaluate(tmp_path, "a", CITED["a"] * 2, "--task", "plain")
+    b = evaluate(tmp_path, "b", CITED["b"] * 2 + CITED["b"][:1], "--task", "plain")  # one more sample: left out by --intersect
+    m = json.loads(compare(a, b, "--json", "--intersect", "--resamples", "20").stdout)["metrics"]["plain_score"]
+    assert (m["a"], m["b"], m["diff"]) == (0.0, 0.6, None)
+    assert m["reason"].endswith("; A and B are each run's results.json value, over all its samples, not only the paired ones"), m["reason"]
 
 
 def test_files_written_before_tasks_and_families_were_recorded(tmp_path):
