@@ -124,8 +124,8 @@ def generate_pooled(
         header.update((k, v) for k, v in method.manifest().items() if k not in header)
         header["n_samples"] = len(samples)
     finally:
-        if isinstance(method, Closeable):
-            method.close()
+        if isinstance(method, Closeable):  # the driver's method is done with: a close that fails does not stop the run
+            close_after_run(method, "of the driver's copy, before the run; the run goes on")
 
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
     with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults(), check=same_questions) as run:

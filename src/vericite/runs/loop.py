@@ -133,16 +133,17 @@ def in_a_row(n: int, kind: str | None) -> str:
     return f"the {kind} failed on {n} questions in a row"
 
 
-def close_after_run(obj: Any) -> None:
+def close_after_run(obj: Any, when: str = "after the run; its answers are written") -> None:
     """Close ``obj`` (a method, a shared model) after the run: its answers are written by then, so a close that
     fails (a plugin's ``close`` that raises: a ``PluginError`` naming it) is a warning on stderr, not the end of a
-    run whose answers are all there (nor does it hide the error a run that failed is ending with)."""
+    run whose answers are all there (nor does it hide the error a run that failed is ending with). ``when``: what
+    the warning says of the moment (the pooled run's driver closes its method before the run)."""
     import sys
 
     try:
         obj.close()
     except BackendError as e:
-        print(f"warning: {e} (on close, after the run; its answers are written)", file=sys.stderr, flush=True)
+        print(f"warning: {e} (on close, {when})", file=sys.stderr, flush=True)
 
 
 def check_same_questions(run: Any, samples: Sequence[Sample]) -> None:
