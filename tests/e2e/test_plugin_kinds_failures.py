@@ -110,6 +110,29 @@ def test_a_plugin_retriever_that_raises_fails_each_question_and_the_run_ends_in_
     assert errors and all(e.startswith(f"retriever 'broken-retriever:{tmp_path / 'idx'}' (plugin) failed: ConnectionResetError") for e in errors)
 
 
+class RetrieverFailsOnce(FakeMethod):
+    """A plugin method whose retrieval fails for its first question (the PluginError its retriever's guard makes)."""
+
+    calls = 0
+
+    def answer(self, sample):
+        RetrieverFailsOnce.calls += 1
+        if RetrieverFailsOnce.calls == 1:
+            from vericite.errors import PluginError
+
+            raise PluginError("retriever 'flaky:idx' (plugin) failed: ConnectionResetError: gone", kind="retriever")
+        return super().answer(sample)
+
+
+def test_a_run_left_incomplete_by_a_plugin_retriever_says_so_by_its_name(tmp_path, plugin):
+    RetrieverFailsOnce.calls = 0
+    plugin(registry.methods, "retriever-fails-once", RetrieverFailsOnce)
+    r = invoke(["generate", "--method", "retriever-fails-once", "--model", "fake", "--dataset", "demo", "--out", str(tmp_path / "g"), "-q", "--no-cache"])
+    line = one_line(r, 1)
+    assert line.startswith("error: run incomplete: the retriever failed for 1 of 5 questions (--max-failures 0); last error: retriever 'flaky:idx'"), line
+    assert "model call" not in line
+
+
 class CloseFailingMethod(FakeMethod):
     """A plugin method that answers every question and whose ``close`` raises."""
 

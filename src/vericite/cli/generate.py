@@ -137,7 +137,7 @@ def common_generation_options(f):
 @click.option("--no-query-generation", "no_query_generation", is_flag=True, default=False, help="vtg: retrieve with the sentence itself (ablation)")
 @click.option("--no-verifier", "no_verifier", is_flag=True, default=False, help="vtg: keep every sentence with its generated citations (ablation)")
 @click.option("--no-simplifier", "no_simplifier", is_flag=True, default=False, help="vtg: keep the verified citations unsimplified (ablation)")
-@click.option("--max-failures", help="questions whose model call may fail before the run fails (exit 1, manifest \"incomplete\"): a count or a percentage such as 10% [default: 0; a run where every call failed always fails]")
+@click.option("--max-failures", help="questions that may go unanswered (their model call, or a plugin's retriever, graph ..., failed) before the run fails (exit 1, manifest \"incomplete\"): a count or a percentage such as 10% [default: 0; a run where every question failed always fails]")
 @common_generation_options
 @ray_options
 @click.option("--concurrency", type=click.IntRange(min=1), metavar="N", help="openai:<model>: answer up to N questions at once, each request with --timeout and --retries; the answers are written in the order of the questions [default: 1]")

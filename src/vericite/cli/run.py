@@ -25,7 +25,7 @@ from .output import echo_json, format_options, hint, markdown_grid, md_cell, met
 )
 @click.option("--judge", "-j", help="override the config's judge")
 @click.option("--threads", type=int, help="CPU threads for llama.cpp")
-@click.option("--max-failures", help="questions whose model call may fail before the run fails, per level: a count or a percentage such as 10% [default: the config's, else 0]")
+@click.option("--max-failures", help="questions that may go unanswered (their model call, or a plugin's retriever, graph ..., failed) before the run fails, per level: a count or a percentage such as 10% [default: the config's, else 0]")
 @server_options
 @click.option("--no-cache", "no_cache", is_flag=True, help="do not read or write the call cache")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")

@@ -143,6 +143,7 @@ def generate_pooled(
         send = [(k, b) for k, b in zip(keys, batches) if not all(s.id in earlier for s in b)]
         failures = consecutive = 0
         last_error = ""
+        kinds: set[str | None] = set()  # what failed (runs/loop.py's check_failures words its message by it)
         next_i = 0
 
         def flush(advance: Callable[..., None]) -> None:
@@ -154,6 +155,7 @@ def generate_pooled(
                     failures += 1
                     consecutive += 1
                     last_error = str(o["error"])
+                    kinds.add(o.get("kind"))
                     run.fail(str(o["id"]), last_error)
                     if consecutive >= max_consecutive_failures:
                         summarise(run, failures, samples, method)
@@ -179,7 +181,7 @@ def generate_pooled(
             if shared is not None and isinstance(shared, Closeable):
                 close_after_run(shared)
         manifest = summarise(run, failures, samples, method)
-    check_failures(manifest, cfg.max_failures, last_error)
+    check_failures(manifest, cfg.max_failures, last_error, kinds)
     return manifest
 
 

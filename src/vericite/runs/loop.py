@@ -86,6 +86,7 @@ def run_method(
         todo = [s for s in samples if s.id not in run.done_ids]
         failures = consecutive = 0
         last_error = ""
+        kinds: set[str | None] = set()  # what failed: None for a model call, else the plugin's kind
         with progress_bar(len(samples), "generating", enabled=progress, completed=len(samples) - len(todo)) as advance:
             for sample in todo:
                 advance.running(f"sample {sample.id}")
@@ -96,6 +97,7 @@ def run_method(
                     failures += 1
                     consecutive += 1
                     last_error = str(e)
+                    kinds.add(failed_kind(e))
                     run.fail(sample.id, last_error)
                     if consecutive >= max_consecutive_failures:
                         summarise(run, failures, samples, method)
@@ -112,7 +114,7 @@ def run_method(
                     on_record(record)
                 advance()
         manifest = summarise(run, failures, samples, method)
-    check_failures(manifest, max_failures, last_error)
+    check_failures(manifest, max_failures, last_error, kinds)
     return manifest
 
 
@@ -159,8 +161,9 @@ def check_same_questions(run: Any, samples: Sequence[Sample]) -> None:
             )
 
 
-def check_failures(manifest: dict[str, Any], max_failures: str, last_error: str = "") -> None:
-    """Raise ``IncompleteRun`` when the run's unanswered questions exceed ``max_failures`` or are all of them."""
+def check_failures(manifest: dict[str, Any], max_failures: str, last_error: str = "", kinds: Any = ()) -> None:
+    """Raise ``IncompleteRun`` when the run's unanswered questions exceed ``max_failures`` or are all of them;
+    ``kinds``: what failed in this run (:func:`failed_kind` of each failure), which the message is worded by."""
     s = manifest["summary"]
     missing, n = s["unanswered"], s["n_samples"]
     if not missing:
@@ -168,7 +171,14 @@ def check_failures(manifest: dict[str, Any], max_failures: str, last_error: str 
     allowed = allowed_failures(max_failures, n)
     if missing < n and missing <= allowed:
         return
-    why = "every model call failed" if missing == n else f"the model call failed for {missing} of {n} questions (--max-failures {max_failures})"
+    kinds = set(kinds)
+    if kinds <= set(MODEL_CALL_KINDS):  # model calls (and a run with no failure of its own: questions left unanswered before)
+        why = "every model call failed" if missing == n else f"the model call failed for {missing} of {n} questions"
+    elif len(kinds) == 1:  # one component that is not a model: said by its name
+        why = f"the {next(iter(kinds))} failed for {'every question' if missing == n else f'{missing} of {n} questions'}"
+    else:
+        why = "every question failed" if missing == n else f"{missing} of {n} questions failed"
+    why += f" (--max-failures {max_failures})" if missing < n else ""
     last = f"; last error: {last_error}" if last_error else ""
     raise IncompleteRun(f"run incomplete: {why}{last}; the failures are in errors.jsonl, rerun with --resume to retry them", manifest)
 
