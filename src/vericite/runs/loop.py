@@ -44,7 +44,8 @@ def allowed_failures(spec: str, n: int) -> int:
 
 
 class IncompleteRun(VericiteError):
-    """Model calls failed for more questions than ``--max-failures`` allows, or for all of them. The run folder
+    """Model calls (or a plugin's component: a retriever, a graph ...) failed for more questions than
+    ``--max-failures`` allows, or for all of them. The run folder
     keeps what was answered, its manifest says "incomplete", and ``--resume`` retries the failed questions."""
 
     exit_code = 1
