@@ -277,15 +277,22 @@ def as_previous_header(ck, task=None):
     ck.write_text(json.dumps(head) + "\n" + "".join(lines[1:]), encoding="utf-8")
 
 
-def test_alce_over_asqa_answers_is_the_same_evaluation_as_alce_asqa(tmp_path, monkeypatch):
-    """``--task alce`` reads the sub-task from the input (ASQA here): the checkpoint records the evaluation it
-    resolved to, so ``--task alce-asqa --resume`` over it (and the other way round) judges nothing again, while
-    ``alce-eli5`` is refused; a previous checkpoint's ``alce`` is resolved over the same answers."""
+def alce_evaluation(tmp_path):
+    """``run(task, *extra)``: evaluate an ALCE file's two ASQA answers into ``tmp_path/o`` with the fake judge."""
     answers = alce_file(tmp_path)
     opts = ["--judge", "fake", "--metrics", "alce_citation_recall,alce_citation_precision", "--resamples", "20"]
 
     def run(task, *extra):
         return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "-q", "--task", task, *opts, *extra])
+
+    return run
+
+
+def test_alce_over_asqa_answers_is_the_same_evaluation_as_alce_asqa(tmp_path, monkeypatch):
+    """``--task alce`` reads the sub-task from the input (ASQA here): the checkpoint records the evaluation it
+    resolved to, so ``--task alce-asqa --resume`` over it (and the other way round) judges nothing again, while
+    ``alce-eli5`` is refused; a previous checkpoint's ``alce`` is resolved over the same answers."""
+    run = alce_evaluation(tmp_path)
 
     assert run("alce").exit_code == 0
     ck = tmp_path / "o" / ".evaluate-answers.jsonl"
@@ -311,11 +318,7 @@ def test_a_checkpoint_written_before_task_options_were_recorded_is_taken_at_the_
     """The rule for a checkpoint that does not record the task's options (written before they were): it resumes
     only an evaluation at the task's defaults, with a note on stderr; other options are refused in one line saying
     why, the file left as it was."""
-    answers = alce_file(tmp_path)
-    opts = ["--judge", "fake", "--metrics", "alce_citation_recall,alce_citation_precision", "--resamples", "20"]
-
-    def run(task, *extra):
-        return CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "-q", "--task", task, *opts, *extra])
+    run = alce_evaluation(tmp_path)
 
     assert run("alce").exit_code == 0
     ck = tmp_path / "o" / ".evaluate-answers.jsonl"
