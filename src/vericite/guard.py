@@ -1,0 +1,192 @@
+"""Guarding a plugin's calls (split out of registry.py, which had grown past what a reader holds): a plugin's
+method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
+kind, the exception's class and message (``GuardedCall``); objects that take no attribute (``__slots__``, classes)
+are wrapped in a ``GuardedProxy`` instead of patched. ``registry.Registry`` applies these to every plugin it builds;
+vericite's own entries are never guarded (``registry.mark_builtins``)."""
+
+from __future__ import annotations
+
+import threading
+import types
+from typing import Any, Callable, Iterator
+
+from .errors import BackendError, PluginError
+
+#: guards the making of proxy classes (the registries' own lock is registry._lock; this one is never held while taking it)
+_lock = threading.RLock()
+
+
+def describe(e: BaseException) -> str:
+    """An exception as one line: ``"<class>: <message>"`` (the message's whitespace folded, at most 300 characters)."""
+    message = " ".join(str(e).split())
+    message = message if len(message) <= 300 else message[:299] + "…"
+    return type(e).__name__ + (f": {message}" if message else "")
+
+
+class GuardedCall:
+    """A method of an object built from a plugin, with an exception other than a ``BackendError`` raised in it
+    turned into a :class:`PluginError`: ``"<label> failed: <class>: <message>"``, on one line, of ``kind``.
+    ``KeyboardInterrupt`` and ``SystemExit`` (which are no ``Exception``) go through as they are."""
+
+    def __init__(self, method: Callable[..., Any], label: str, kind: str | None = None) -> None:
+        self.method = method
+        self.label = label
+        self.kind = kind
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            result = self.method(*args, **kwargs)
+        except BackendError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line, handled as a failed call
+            raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
+        return self._iterated(result) if isinstance(result, types.GeneratorType) else result
+
+    def _iterated(self, gen: Iterator[Any]) -> Iterator[Any]:
+        """A generator the plugin returned (a lazy ``load``): what it raises while it is read is guarded too."""
+        try:
+            yield from gen
+        except BackendError:
+            raise
+        except Exception as e:  # noqa: BLE001 - as in __call__
+            raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
+
+    def __repr__(self) -> str:
+        return f"GuardedCall({self.method!r})"
+
+
+def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | None = None) -> Any:
+    """``obj`` with each of ``methods`` that it has wrapped in a :class:`GuardedCall`; returns the object to use.
+
+    An object with a ``__dict__`` is guarded in place (the wrappers are set on it), so its class, capabilities and
+    attributes are unchanged and it pickles as before; a method already guarded is left as it is. An object that
+    takes no attribute (``__slots__`` without ``__dict__``) is wrapped in a :class:`GuardedProxy` instead: the
+    same attributes and capabilities (and ``isinstance`` of its class), its calls guarded."""
+    todo = [n for n in methods if callable(getattr(obj, n, None)) and not isinstance(getattr(obj, n), GuardedCall)]
+    if not todo or isinstance(obj, GuardedProxy):
+        return obj
+    try:
+        for name in todo:
+            object.__setattr__(obj, name, GuardedCall(getattr(obj, name), label, kind))
+    except (AttributeError, TypeError):
+        for name in todo:  # some were set before the object refused one: take them back, the proxy guards them
+            if isinstance(vars(obj).get(name) if hasattr(obj, "__dict__") else None, GuardedCall):
+                object.__delattr__(obj, name)
+        return _guarded_proxy(obj, tuple(todo), label, kind)
+    return obj
+
+
+def rebind_guards(obj: Any) -> Any:
+    """After ``copy.copy`` of an object guarded in place, the copy's wrappers still call the original's methods:
+    bind them to the copy (a metric family's judged part, ``evaluate/pipeline.py``). Returns ``obj``."""
+    if isinstance(obj, GuardedProxy) or not hasattr(obj, "__dict__"):
+        return obj
+    for name, call in list(vars(obj).items()):
+        if isinstance(call, GuardedCall) and getattr(call.method, "__self__", obj) is not obj:
+            function = getattr(type(obj), name, None)
+            if callable(function):
+                object.__setattr__(obj, name, GuardedCall(function.__get__(obj, type(obj)), call.label, call.kind))
+    return obj
+
+
+class GuardedProxy:
+    """A plugin's object that takes no attribute, with its guarded calls: every other attribute is the object's
+    own (read and written through), ``isinstance(proxy, TheClass)`` holds, and it copies and pickles as a proxy of
+    a copy of the object. Built by :func:`guard_calls`, one subclass per class (each public attribute of the class
+    a descriptor, so Protocol checks that look attributes up statically find them)."""
+
+    __slots__ = ("_vericite_target", "_vericite_calls", "_vericite_guard")
+
+    def __init__(self, target: Any, methods: tuple[str, ...], label: str, kind: str | None) -> None:
+        object.__setattr__(self, "_vericite_target", target)
+        object.__setattr__(self, "_vericite_guard", (methods, label, kind))
+        object.__setattr__(self, "_vericite_calls", {n: GuardedCall(getattr(target, n), label, kind) for n in methods})
+
+    def __getattr__(self, name: str) -> Any:  # only names the proxy's class does not have
+        if name.startswith("_vericite_"):
+            raise AttributeError(name)
+        calls = object.__getattribute__(self, "_vericite_calls")
+        return calls[name] if name in calls else getattr(object.__getattribute__(self, "_vericite_target"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(object.__getattribute__(self, "_vericite_target"), name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(object.__getattribute__(self, "_vericite_target"), name)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(proxy, TheClass) holds; type(proxy) is the proxy's
+        return type(object.__getattribute__(self, "_vericite_target"))
+
+    def __dir__(self) -> list[str]:
+        return dir(object.__getattribute__(self, "_vericite_target"))
+
+    def __repr__(self) -> str:
+        return repr(object.__getattribute__(self, "_vericite_target"))
+
+    def __reduce__(self) -> Any:
+        return (_guarded_proxy, (object.__getattribute__(self, "_vericite_target"), *object.__getattribute__(self, "_vericite_guard")))
+
+    def __copy__(self) -> Any:
+        import copy
+
+        return _guarded_proxy(copy.copy(object.__getattribute__(self, "_vericite_target")), *object.__getattribute__(self, "_vericite_guard"))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        import copy
+
+        target = copy.deepcopy(object.__getattribute__(self, "_vericite_target"), memo)
+        return _guarded_proxy(target, *object.__getattribute__(self, "_vericite_guard"))
+
+
+class _Delegated:
+    """An attribute of a :class:`GuardedProxy`'s class: the guarded call, else the object's own attribute."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, proxy: Any, owner: type | None = None) -> Any:
+        if proxy is None:
+            return self
+        calls = object.__getattribute__(proxy, "_vericite_calls")
+        if self.name in calls:
+            return calls[self.name]
+        return getattr(object.__getattribute__(proxy, "_vericite_target"), self.name)
+
+    def __set__(self, proxy: Any, value: Any) -> None:
+        setattr(object.__getattribute__(proxy, "_vericite_target"), self.name, value)
+
+    def __delete__(self, proxy: Any) -> None:
+        delattr(object.__getattribute__(proxy, "_vericite_target"), self.name)
+
+
+_proxy_classes: dict[tuple[type, tuple[str, ...]], type] = {}
+
+
+def _guarded_proxy(target: Any, methods: tuple[str, ...], label: str, kind: str | None) -> GuardedProxy:
+    cls = type(target)
+    # the object's attributes (its class's, its slots'; a class's own when the object is a class), each a descriptor
+    names = tuple(sorted(n for n in {*dir(cls), *dir(target)} if not n.startswith("__") and not n.startswith("_vericite_")))
+    with _lock:
+        if (cls, names) not in _proxy_classes:
+            namespace: dict[str, Any] = {n: _Delegated(n) for n in names}
+            namespace["__slots__"] = ()
+            for dunder in ("__len__", "__iter__", "__contains__", "__getitem__", "__enter__", "__exit__", "__call__"):
+                if hasattr(cls, dunder):
+                    namespace[dunder] = _dunder(dunder)
+            _proxy_classes[cls, names] = type(f"Guarded{cls.__name__}", (GuardedProxy,), namespace)
+    return _proxy_classes[cls, names](target, methods, label, kind)  # type: ignore[no-any-return]
+
+
+def _dunder(name: str) -> Callable[..., Any]:
+    def call(proxy: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(object.__getattribute__(proxy, "_vericite_target"), name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+def protocol_members(protocol: type) -> list[str]:
+    """The public members a Protocol asks for: its attributes, then its methods."""
+    names = list(vars(protocol).get("__annotations__", {})) + list(vars(protocol))
+    return list(dict.fromkeys(n for n in names if not n.startswith("_")))
