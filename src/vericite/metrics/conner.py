@@ -62,6 +62,7 @@ from .conner_specs import (  # noqa: F401  (re-exported: the family's declaratio
     gold_answer,
     gold_response,
 )
+from .conner_judged import _probability, passage_major, three_way  # noqa: F401  (passage_major re-exported)
 from .conner_lm import LMMeasures
 from .judging import judge_corpus, judge_id
 
@@ -402,34 +403,6 @@ class ConnerMetric(LMMeasures):
                 values["validity"][i] = round(max(probs), 6)
             else:
                 reasons[i]["validity"] = "no judgement could be read"
-
-
-def passage_major(pairs: Sequence[JudgePair]) -> list[JudgePair]:
-    """``pairs`` grouped by their evidence, the groups in the order their evidence first appears, each group's pairs
-    in their own order. Factuality's pairs come sentence by sentence (each sentence's top passages), and one passage
-    is often among the top passages of several sentences: grouped, the judge gets that passage's pairs one after
-    another (``judge_corpus`` cuts its calls only where the evidence changes), so a backend that reuses the prompt's
-    prefix (llama.cpp; the judge's prompt puts the evidence before the claim) evaluates the passage once rather than
-    once per call that holds it. Every pair is judged as before; only the order of the calls changes."""
-    groups: dict[str, list[JudgePair]] = {}
-    for p in pairs:
-        groups.setdefault(p.evidence, []).append(p)
-    return [p for group in groups.values() for p in group]
-
-
-def _probability(v: Any) -> bool:
-    return not isinstance(v, bool) and isinstance(v, numbers.Real) and 0.0 <= v <= 1.0  # NaN fails too
-
-
-def three_way(j: Any) -> dict[str, float] | None:
-    """A judgement's probabilities of :data:`LABELS` (a class it does not give: 0), or None when it cannot be read:
-    its status not ok, no ``supports`` score, or a score that is not a number in [0, 1] (a plugin judge's logits
-    were reported as factuality 7.0)."""
-    sc = j.class_scores()
-    if j.status != "ok" or "supports" not in sc:
-        return None
-    out = {k: sc.get(k, 0.0) for k in LABELS}
-    return {k: float(v) for k, v in out.items()} if all(_probability(v) for v in out.values()) else None
 
 
 def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, **options: Any) -> ConnerMetric:
