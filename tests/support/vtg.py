@@ -27,10 +27,18 @@ def doc_number(prompt: str, title: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, queries: str = "1. What is the capital of Italy?\n2. Where is Rome?") -> FakeBackend:
+def answer_so_far(prompt: str) -> str:
+    """The answer so far in a sentence prompt: ``vtg-sentence@3``'s ``Answer so far: …`` line, else what follows
+    ``@2``'s closing ``Answer:``."""
+    m = re.search(r"^Answer so far: (.*)$", prompt, re.MULTILINE)
+    return m.group(1).strip() if m else prompt.rsplit("Answer:", 1)[1].strip()
+
+
+def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, queries: str = "1. What is the capital of Italy?\n2. Where is Rome?", *, eager_end: bool = False, rest: bool = False) -> FakeBackend:
     """Sentences in order (the answer so far decides which is next; ``End.`` after them); citations by the
     sentence's first word: a ``title:<Title>`` value cites that document's number in the prompt, else the reply
-    as given (default ``[1]``)."""
+    as given (default ``[1]``). ``eager_end``: ``End.`` whenever the prompt offers it (the embedded Qwen's habit);
+    ``rest``: every sentence still to come, not only the next."""
     cites = dict(cites or {})
 
     def reply(messages: Any, params: Any) -> str:
@@ -44,9 +52,11 @@ def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, q
             return f"{sentence} {how}"
         if "Generated questions:" in prompt:
             return queries
-        so_far = prompt.rsplit("Answer:", 1)[1].strip()
+        so_far = answer_so_far(prompt)
         done = sum(1 for s in sentences if s in so_far)
-        return sentences[done] if done < len(sentences) else "End."
+        if done >= len(sentences) or (eager_end and so_far and '"End."' in prompt):
+            return "End."
+        return " ".join(sentences[done:]) if rest else sentences[done]
 
     return FakeBackend("vtg-script", replies=reply)
 

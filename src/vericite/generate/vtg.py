@@ -13,6 +13,9 @@ which replace ``D_S``, and the sentence is written again. ``trials`` (T) is the 
 rounds a sentence may have: when the sentence written after the T-th still fails, it is kept with its own
 citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
 (``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``.
+``sentence_prompt`` chooses the generator's prompt (``vtg-sentence@2``: write the next sentence only;
+``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), and ``min_sentences``
+from which sentence on ``End.`` is offered.
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -63,6 +66,8 @@ class VtgOptions(BaseModel):
     docs_per_query: int = Field(default=2, ge=1)  # N
     trials: int = Field(default=3, ge=0)  # T: evidence-finder rounds per sentence
     max_sentences: int = Field(default=6, ge=1)
+    min_sentences: int = Field(default=1, ge=1)  # End. is offered from the min_sentences-th sentence on
+    sentence_prompt: Literal["vtg-sentence@2", "vtg-sentence@3"] = "vtg-sentence@2"
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True
@@ -184,8 +189,8 @@ class VtgMethod:
             record.update(answer=parsed.to_dict(), citation_status=parsed.status_counts(), subtask=self.subtask_for(sample))
         record.update(
             method=self.id,
-            prompt=P.SENTENCE_ID,
-            prompts=dict(P.PROMPT_IDS),
+            prompt=o.sentence_prompt,
+            prompts=self.prompt_ids(),
             output=output,
             seconds=round(time.perf_counter() - t0, 3),
             vtg=tracer.to_dict(),
@@ -204,7 +209,8 @@ class VtgMethod:
             st.trials.append(trial)
             params = dataclasses.replace(self.params, seed=self.seed + t)
             with tracer.timed("sentence"):
-                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params)
+                offer_end = len(written) >= o.min_sentences
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params, prompt=o.sentence_prompt, offer_end=offer_end)
             if sentence is None:
                 trial.outcome, tracer.end = "end", why
                 if why == "repeated":
@@ -293,13 +299,13 @@ class VtgMethod:
         return {
             "method": self.id,
             "model": self.backend.identity().to_dict(),
-            "prompt": P.SENTENCE_ID,
-            "prompts": dict(P.PROMPT_IDS),
+            "prompt": o.sentence_prompt,
+            "prompts": self.prompt_ids(),
             "parser": getattr(self.format, "id", CITATION_FORMAT),
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -311,6 +317,9 @@ class VtgMethod:
             "params": {"sentence": self.params.to_dict(), "cite": self.cite_params.to_dict(), "queries": self.query_params.to_dict()},
             **({"index_corpus": corpus} if corpus is not None else {}),  # an index rebuilt in place is another retrieval
         }  # fmt: skip
+
+    def prompt_ids(self) -> dict[str, str]:
+        return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
 
     def close(self) -> None:
         """Close the graph store this method opened (not the model)."""

@@ -1,6 +1,6 @@
 """VTG's steps (seed §2.2–2.4), each one call (or a few) to the model or the judge, each traced:
 
-* :func:`generate_sentence`: the *sentence generator*, the next single sentence (``vtg-sentence@2``): the
+* :func:`generate_sentence`: the *sentence generator*, the next single sentence (``vtg-sentence@2`` or ``@3``): the
   completion is read as its first Punkt sentence, citations removed; a completion that repeats the answer so
   far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer.
 * :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,
@@ -66,9 +66,10 @@ def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
     return None, "repeated" if repeated else "empty"
 
 
-def generate_sentence(backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams) -> tuple[str | None, str, str]:
+def generate_sentence(backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True) -> tuple[str | None, str, str]:
     """(the sentence or None, why it ended, the raw completion)."""
-    raw = first_text(backend, P.sentence_messages(question, memory.view_docs(), " ".join(written)), params)
+    messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
+    raw = first_text(backend, messages, params)
     sentence, why = read_sentence(raw, written)
     return sentence, why, raw
 

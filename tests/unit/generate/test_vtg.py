@@ -253,6 +253,47 @@ def test_the_first_sentence_is_asked_without_the_end_marker():
     assert "End." in later and later.endswith("Answer: It is.")
 
 
+def test_sentence_prompt_3_continues_the_answer_and_end_is_offered_only_when_asked():
+    from vericite.generate.prompts import vtg as P
+
+    first = P.sentence_messages("Q?", DOCS[:1], "", prompt=P.CONTINUE_ID)[-1]["content"]
+    later = P.sentence_messages("Q?", DOCS[:1], "It is.", prompt=P.CONTINUE_ID)[-1]["content"]
+    closed = P.sentence_messages("Q?", DOCS[:1], "It is.", prompt=P.CONTINUE_ID, offer_end=False)[-1]["content"]
+    assert first.endswith("Write the answer (no citations).\n\nAnswer:") and "End." not in first
+    assert "\nAnswer so far: It is.\n" in later and "Continue the answer" in later and later.endswith('write only "End."')
+    assert "End." not in closed and "Continue the answer" in closed
+    at_2 = P.sentence_messages("Q?", DOCS[:1], "It is.", offer_end=False)[-1]["content"]
+    assert "End." not in at_2 and at_2.endswith("Answer: It is.")
+    assert P.sentence_messages("Q?", DOCS[:1], "It is.", prompt=P.SENTENCE_ID) == P.sentence_messages("Q?", DOCS[:1], "It is.")
+    with pytest.raises(ValueError, match="unknown sentence prompt"):
+        P.sentence_messages("Q?", DOCS[:1], "", prompt="vtg-sentence@9")
+
+
+THREE = [PARIS, ROME, "Berlin is the capital of Germany."]
+
+
+def test_a_model_that_ends_when_it_may_writes_min_sentences():
+    """A model that takes ``End.`` whenever it is offered (the embedded Qwen on ELI5) writes one sentence; with
+    ``min_sentences=3`` End. is not offered before the third, and the answer has three."""
+    eager = scripted(THREE, cites={"Rome": "title:Rome", "Berlin": "title:Berlin"}, eager_end=True)
+    one = method(eager, trials=0).answer(sample())
+    assert one["output"] == f"{PARIS[:-1]} [1]." and one["vtg"]["end"] == "end-marker"
+    three = method(eager, trials=0, min_sentences=3, k=4).answer(sample())
+    assert [s["kept"].split(" [")[0] for s in three["vtg"]["sentences"][:3]] == [s[:-1] for s in THREE]
+
+
+def test_sentence_prompt_3_keeps_the_first_new_sentence_of_the_rest_and_records_its_id():
+    rest = scripted(THREE, cites={"Rome": "title:Rome", "Berlin": "title:Berlin"}, rest=True)
+    m = method(rest, trials=0, k=4, sentence_prompt="vtg-sentence@3")
+    r = m.answer(sample())
+    assert [s["trials"][0]["sentence"] for s in r["vtg"]["sentences"][:3]] == THREE
+    assert r["vtg"]["sentences"][0]["trials"][0]["raw"] == " ".join(THREE)  # the whole rest, one sentence kept
+    assert r["prompt"] == "vtg-sentence@3" and r["prompts"]["sentence"] == "vtg-sentence@3"
+    assert m.manifest()["prompt"] == "vtg-sentence@3" and m.manifest()["min_sentences"] == 1
+    with pytest.raises(VericiteError, match="sentence_prompt"):
+        method(rest, sentence_prompt="vtg-sentence@1")
+
+
 def test_the_verifiers_judge_tokens_count_in_the_verify_component_and_the_answers_usage(tmp_path):
     """An LLM judge's next-token calls report their tokens (the fake's: its prompt's words and one completion
     token): the trace's ``verify`` component has them, and the run loop's usage of the answer is the sum of the

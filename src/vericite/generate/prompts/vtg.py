@@ -7,6 +7,13 @@
   for the *first sentence only* (empty answer so far), or for the *next sentence only*, and to write ``End.``
   when the answer is complete. That line is vericite's, not the paper's. (``@1`` offered ``End.`` for the first
   sentence too, and the embedded Qwen took it: an empty answer to ELI5's second question.)
+* ``vtg-sentence@3``: the same instruction, question and memory, then the answer so far shown as such
+  (``Answer so far: …``) and the model asked to *continue the answer* (the sentences that come next, without
+  repeating it), or, with no answer yet, to *write the answer*; the generator keeps the first new sentence of
+  the completion, as the paper's generator, which continues the answer text, keeps one sentence at a time.
+  ``End.`` is offered only once the answer so far is complete. Why: with ``@2`` the embedded Qwen wrote
+  ``End.`` after the first sentence on 18 of 22 ELI5 questions (docs/results-vtg.md).
+* Both offer ``End.`` only from the ``min_sentences``-th sentence on (VTG's option, default 1: from the second).
 * ``vtg-cite@1``: App. B.2 word for word (append ``[1][2][3]`` citations to the sentence, at least one and at
   most three, a minimum sufficient subset), with the memory numbered as above.
 * ``vtg-queries@1``: App. B.3 word for word (``Given the claim: …, please generate up to {num} questions …``),
@@ -20,6 +27,8 @@ from typing import Any, Sequence
 from ...types import Message
 
 SENTENCE_ID = "vtg-sentence@2"
+CONTINUE_ID = "vtg-sentence@3"
+SENTENCE_PROMPTS = (SENTENCE_ID, CONTINUE_ID)
 CITE_ID = "vtg-cite@1"
 QUERIES_ID = "vtg-queries@1"
 PROMPT_IDS = {"sentence": SENTENCE_ID, "cite": CITE_ID, "queries": QUERIES_ID}
@@ -32,7 +41,11 @@ SENTENCE_INSTRUCTION = (
     " search results (some of which might be irrelevant)."
 )
 FIRST_SENTENCE = "Write only the first sentence of the answer (one sentence, no citations)."
-NEXT_SENTENCE = "Write only the next sentence of the answer below (one sentence, no citations). If the answer is complete, write only \"End.\""
+NEXT_SENTENCE = "Write only the next sentence of the answer below (one sentence, no citations)."
+OFFER_END = " If the answer is complete, write only \"End.\""
+WHOLE_ANSWER = "Write the answer (no citations)."
+CONTINUE_ANSWER = "Continue the answer: write the sentences that come next (no citations; do not repeat the answer so far)."
+OFFER_END_CONTINUE = " If the answer so far already answers the question completely, write only \"End.\""
 CITE_INSTRUCTION = (
     "Instructions: You will be provided with a sentence and several related documents. Your task is to directly append"
     " citation annotations to the sentence using these documents without changing the sentence. When citing documents,"
@@ -55,10 +68,19 @@ def _chat(text: str) -> list[Message]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
 
 
-def sentence_messages(question: str, docs: Sequence[Any], answer_so_far: str) -> list[Message]:
-    ask = NEXT_SENTENCE if answer_so_far.strip() else FIRST_SENTENCE
-    text = f"{SENTENCE_INSTRUCTION}\n\nQuestion: {question}\n\n{document_lines(docs)}\n\n{ask}\n\nAnswer: {answer_so_far}".rstrip()
-    return _chat(text)
+def sentence_messages(question: str, docs: Sequence[Any], answer_so_far: str, *, prompt: str = SENTENCE_ID, offer_end: bool = True) -> list[Message]:
+    """The sentence generator's prompt (``prompt``: one of :data:`SENTENCE_PROMPTS`); ``offer_end``: whether a
+    non-empty answer so far may be declared complete with ``End.``."""
+    head = f"{SENTENCE_INSTRUCTION}\n\nQuestion: {question}\n\n{document_lines(docs)}\n\n"
+    started = bool(answer_so_far.strip())
+    if prompt == CONTINUE_ID:
+        if not started:
+            return _chat(f"{head}{WHOLE_ANSWER}\n\nAnswer:")
+        return _chat(f"{head}Answer so far: {answer_so_far.strip()}\n\n{CONTINUE_ANSWER}{OFFER_END_CONTINUE if offer_end else ''}")
+    if prompt != SENTENCE_ID:
+        raise ValueError(f"unknown sentence prompt {prompt!r}: one of {', '.join(SENTENCE_PROMPTS)}")
+    ask = (NEXT_SENTENCE + (OFFER_END if offer_end else "")) if started else FIRST_SENTENCE
+    return _chat(f"{head}{ask}\n\nAnswer: {answer_so_far}".rstrip())
 
 
 def cite_messages(sentence: str, docs: Sequence[Any]) -> list[Message]:
