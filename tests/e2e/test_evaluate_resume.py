@@ -68,9 +68,13 @@ def test_resume_with_other_settings_or_input_is_one_line(tmp_path):
     assert r.exit_code == 2 and "cannot resume" in r.output and "match" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(cli, ["evaluate", "-i", str(answers), "-o", str(tmp_path / "o"), "--judge", "triple", "--attribution-judge", "fake-4class", "-q", "--resume"])
     assert r.exit_code == 2 and "judge" in r.output
-    write_answers(answers, 4)
+    lines = answers.read_text().splitlines(keepends=True)
+    answers.write_text(lines[0] + lines[1].replace("P1 worked", "P1 once worked") + lines[2])  # a scored answer changed
     r = evaluate(answers, tmp_path / "o", "--resume")
-    assert r.exit_code == 2 and "the input file" in r.output
+    assert r.exit_code == 2 and "answer 'a01' (answer 2 of" in r.output and "has changed since it was scored" in r.output and "Traceback" not in r.output
+    answers.write_text(lines[0] + lines[2])  # a scored answer gone
+    r = evaluate(answers, tmp_path / "o", "--resume")
+    assert r.exit_code == 2 and "answer 'a01', scored as answer 2, is no longer in" in r.output and len(r.output.strip().splitlines()) == 1, r.output
     # operational settings may change, and the bootstrap's (the corpus numbers are computed at the end); without
     # --resume the checkpoint starts again
     assert evaluate(write_answers(answers, 3), tmp_path / "o", "--resume", "--threads", "3", "--resamples", "20", "--seed", "4").exit_code == 0

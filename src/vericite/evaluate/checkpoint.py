@@ -39,7 +39,10 @@ from ..paths import file_sha256
 NAME = ".evaluate-answers.jsonl"
 #: with --no-cache, the evaluation's own model calls (G-Eval's, CONNER's LM, an LLM judge's), kept for --resume
 CALLS = ".evaluate-calls.sqlite"
-VERSION = "evaluate-answers@2"
+VERSION = "evaluate-answers@3"
+#: the header before each answer's line recorded the sha256 of the answer's record (``record_sha256``): the same
+#: header; its lines are checked against the input as :meth:`AnswerCheckpoint.open` says (the whole file's sha256)
+PREVIOUS = "evaluate-answers@2"
 #: the header before ``config.task`` was the task as resolved and ``config.task_options`` always written for a task
 #: with options: still resumed, read as :func:`upgrade` says
 LEGACY = "evaluate-answers@1"
@@ -87,6 +90,8 @@ def upgrade(old: Mapping[str, Any], head: Mapping[str, Any], resolve: Callable[[
     the same answers (None: unknown, the name is kept). It recorded ``task_options`` only when some differed from
     the defaults, and before they were recorded at all it recorded none: a header without them is taken as made
     with the task's defaults (all it can say), so it resumes only an evaluation with the defaults."""
+    if old.get("checkpoint") == PREVIOUS:  # the same header: its lines lack record_sha256 (open() says what then)
+        return {**old, "checkpoint": VERSION}, False
     if old.get("checkpoint") != LEGACY:
         return dict(old), False
     config = dict(old.get("config") or {})
@@ -158,6 +163,8 @@ class AnswerCheckpoint:
         self.memo: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
         self.done: dict[int, Any] = {}
+        #: answer id -> the sha256 of its record as read now (:func:`record_sha256`), written in its line
+        self.hashes: dict[str, str] = {}
         #: what the judging of the answers read back cost, by model name (their lines' ``usage``; a line written
         #: before usage was kept adds nothing)
         self.usage: dict[str, Any] = {}
@@ -165,36 +172,87 @@ class AnswerCheckpoint:
 
     @classmethod
     def open(
-        cls, folder: str | Path, header: Mapping[str, Any], *, resume: bool = False, note: Callable[[str], None] | None = None, resolve: Callable[[str], str | None] | None = None
+        cls,
+        folder: str | Path,
+        header: Mapping[str, Any],
+        *,
+        resume: bool = False,
+        note: Callable[[str], None] | None = None,
+        resolve: Callable[[str], str | None] | None = None,
+        answers: Sequence[tuple[str, Any]] | None = None,
+        input_file: str | Path | None = None,
+        changed: str = "refuse",
     ) -> "AnswerCheckpoint":
         """The checkpoint in ``folder``: with ``resume``, the one there (when there is one) if it records the same
         evaluation as ``header``, else one line saying what differs; without, a new one.
+
+        ``answers``: the answers evaluated now, ``(id, record as read)`` in the input's order (``input_file``: the
+        file they were read from, named in the lines said). With them, each answer's line records the sha256 of its
+        record (:func:`record_sha256`), and a resumed evaluation is the same one when its settings (the header but
+        ``input_sha256``) are the same and every answer it scored is still in the input, by its id, with the same
+        record: the answers added since are scored, those scored are not judged again (wherever they are now in
+        the input). An answer scored that changed since, or that is no longer in the input, is refused in one line
+        naming it (``changed="restart"``, ``vericite run``'s: the evaluation starts again instead, as for other
+        answers). Lines without ``record_sha256`` (a checkpoint of :data:`PREVIOUS` or :data:`LEGACY`) are taken
+        as unchanged when the input is the file the header's ``input_sha256`` names, or that file with lines
+        appended (a prefix of the input ending at a line's end has that sha256: :func:`grown_from`); else the
+        resume is refused in one line saying how to go on. A checkpoint resumed over a grown input, or of an
+        earlier version, is written again (atomically) as this version: ``input_sha256`` the input's now, each line
+        with its ``record_sha256``. Without ``answers`` the whole header is compared, ``input_sha256`` included.
 
         A checkpoint that cannot be read (:func:`read_checkpoint`: not JSON, not UTF-8, no header, a line that is
         not an answer's) is refused in one line naming the file and the way out, and left as it is: nothing is
         judged again without the user saying so. A torn last line (a crash in the middle of writing it) is the
         ordinary crash: it is cut and ``note`` (default: a line on stderr) says so. A checkpoint of the previous
-        header (:data:`LEGACY`) is compared as :func:`upgrade` reads it (``resolve``: a task name given then -> the
+        headers (:data:`LEGACY`) is compared as :func:`upgrade` reads it (``resolve``: a task name given then -> the
         evaluation it resolves to over the same answers); one made before task options were recorded is taken as
         made with the defaults, which ``note`` says."""
         path = Path(folder) / NAME
         head = {"checkpoint": VERSION, **json.loads(jsonl.dumps_line(dict(header)))}
         ck = cls(path, head)
+        for sid, record in answers or []:
+            ck.hashes.setdefault(str(sid), record_sha256(record))  # an id given twice: its first record is read
         if resume and (path.exists() or path.is_symlink()):
             old, lines, torn = read_checkpoint(path)
+            version = old["checkpoint"]
             old, predates = upgrade(old, head, resolve)
-            if old != head:
+            strict = answers is None
+            if settings_of(old, strict) != settings_of(head, strict):
                 why = "; it was written before task options were recorded, so it is taken as made with the task's defaults" if predates and old["config"]["task_options"] != head["config"]["task_options"] else ""
-                raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(old, head)}{why}); rerun without --resume, or use another --out")
+                raise VericiteError(f"cannot resume the evaluation in {folder}: its checkpoint was made with other settings ({differences(settings_of(old, strict), settings_of(head, strict))}{why}); rerun without --resume, or use another --out")
+            rewrite = False
+            if answers is not None:
+                refused = ck._match(folder, old, lines, answers, input_file)
+                if refused is not None:
+                    if changed != "restart":
+                        raise VericiteError(refused)
+                    return cls.open(folder, header, answers=answers)  # run: the level's answers changed, evaluated again
+                rewrite = version != VERSION or old.get("input_sha256") != head.get("input_sha256") or any("record_sha256" not in line for line in lines)
             if predates:
                 legacy_note(path, head, note)
             if torn:
-                jsonl.cut_torn_line(path)
+                if not rewrite:
+                    jsonl.cut_torn_line(path)
                 (note or _say)(f"note: {path}: dropped its torn last line (cut off mid-write by the crash); resuming with the {len(lines)} answer{'' if len(lines) == 1 else 's'} before it")
             for line in lines:
-                ck.done[line["answer"]] = line.get("id")
                 ck._read_usage(line.get("usage"))
                 ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
+            if answers is None:
+                ck.done = {line["answer"]: line.get("id") for line in lines}
+            else:
+                index: dict[str, int] = {}
+                for i, (sid, _) in enumerate(answers):
+                    index.setdefault(str(sid), i)
+                ck.done = {index[str(line.get("id"))]: line.get("id") for line in lines}
+                new = len(answers) - len(ck.done)
+                if new and lines and old.get("input_sha256") != head.get("input_sha256"):  # the input grew since
+                    where = f" {input_file}" if input_file is not None else " the input"
+                    (note or _say)(f"note: resuming the evaluation in {folder}: {len(ck.done)} answer{'' if len(ck.done) == 1 else 's'} already scored (unchanged), {new} more in{where} to score")
+            if rewrite:
+                try:
+                    jsonl.write_jsonl_atomic(path, [head, *({**line, "record_sha256": ck.hashes[str(line.get("id"))]} for line in lines)])
+                except OSError as e:
+                    raise unwritable(path, e, resumable=True) from None
             return ck
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -204,6 +262,35 @@ class AnswerCheckpoint:
         except OSError as e:
             raise unwritable(path, e) from None
         return ck
+
+    def _match(self, folder: str | Path, old: Mapping[str, Any], lines: Sequence[Mapping[str, Any]], answers: Sequence[tuple[str, Any]], input_file: str | Path | None) -> str | None:
+        """Why the answers scored in ``lines`` are not those of ``answers`` now (one line), or None when each is
+        still there unchanged (:meth:`open`)."""
+        where = str(input_file) if input_file is not None else "the input"
+        position: dict[str, int] = {}
+        for n, (sid, _) in enumerate(answers, 1):
+            position.setdefault(str(sid), n)
+        unhashed = [line for line in lines if "record_sha256" not in line]
+        if unhashed and old.get("input_sha256") != self.header.get("input_sha256"):
+            if input_file is None or not grown_from(input_file, str(old.get("input_sha256"))):
+                return (
+                    f"cannot resume the evaluation in {folder}: its checkpoint ({len(unhashed)} answer{'' if len(unhashed) == 1 else 's'} scored) was written before answers were "
+                    f"checked one by one, and {where} is no longer the file it scored nor that file with answers appended, so the answers scored cannot be told unchanged; "
+                    "rerun without --resume to score every answer again (the call cache keeps the calls already made), or use another --out"
+                )
+        for line in lines:
+            sid = str(line.get("id"))
+            if sid not in position:
+                return (
+                    f"cannot resume the evaluation in {folder}: answer {sid!r}, scored as answer {int(line['answer']) + 1}, is no longer in {where} "
+                    "(--resume continues over the same answers or more: answers may be added, not removed or changed); rerun without --resume, or use another --out"
+                )
+            if "record_sha256" in line and line["record_sha256"] != self.hashes[sid]:
+                return (
+                    f"cannot resume the evaluation in {folder}: answer {sid!r} (answer {position[sid]} of {where}) has changed since it was scored "
+                    "(--resume continues over the same answers or more: answers may be added, not removed or changed); rerun without --resume, or use another --out"
+                )
+        return None
 
     @property
     def calls(self) -> Path:
@@ -237,8 +324,11 @@ class AnswerCheckpoint:
         self._write(dict(line))
 
     def _write(self, line: dict[str, Any]) -> None:
-        """Append ``line``; a checkpoint that cannot be written (read-only, its folder's permissions, a full disk)
-        ends the evaluation in one line naming it (:func:`unwritable`): the answers scored before it are kept."""
+        """Append ``line`` (with its answer's ``record_sha256`` when known); a checkpoint that cannot be written
+        (read-only, its folder's permissions, a full disk) ends the evaluation in one line naming it
+        (:func:`unwritable`): the answers scored before it are kept."""
+        if str(line.get("id")) in self.hashes:
+            line = {**line, "record_sha256": self.hashes[str(line["id"])]}
         try:
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(jsonl.dumps_line(line))
@@ -255,6 +345,34 @@ def unwritable(path: Path, e: OSError, resumable: bool = False) -> VericiteError
     """The one line for a checkpoint ``path`` that cannot be written: what the system said, and the way out."""
     kept = "; the answers scored before it are kept there: rerun with --resume once it can be written" if resumable else ""
     return VericiteError(f"cannot write the evaluation's checkpoint {path}: {e.strerror or e}{kept} (make the file and its folder writable, or use another --out)")
+
+
+def record_sha256(record: Any) -> str:
+    """The sha256 of an answer's record as read (canonical JSON: keys sorted, no spaces), what its checkpoint line
+    records: a resumed evaluation refuses an answer scored whose record changed since."""
+    text = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def settings_of(header: Mapping[str, Any], strict: bool = False) -> dict[str, Any]:
+    """What a resumed evaluation's header must share with the checkpoint's: all of it but ``input_sha256`` (the
+    answers are compared one by one), all of it when ``strict``."""
+    return {k: v for k, v in header.items() if strict or k != "input_sha256"}
+
+
+def grown_from(path: str | Path, sha256: str) -> bool:
+    """Whether ``path`` is the file of sha256 ``sha256`` itself, or with lines appended: some prefix of it ending
+    at the end of a line (or the file) has that sha256."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                h.update(raw)
+                if raw.endswith(b"\n") and h.hexdigest() == sha256:
+                    return True
+    except OSError:
+        return False
+    return h.hexdigest() == sha256
 
 
 def answer_line(index: int, sample_id: str, judged: Mapping[str, Any], scores: Mapping[str, Any], judgements: list[dict[str, Any]], usage: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -298,7 +416,7 @@ def read_checkpoint(path: Path, way_out: str = WAY_OUT) -> tuple[dict[str, Any],
     (_, head), *rest = numbered
     if not isinstance(head.get("config"), dict) or not isinstance(head.get("checkpoint"), str) or not head["checkpoint"].startswith("evaluate-answers@"):
         raise VericiteError(f"cannot resume from {path}: its first line is not a checkpoint header ({jsonl.preview(head)}); {way_out}")
-    if head["checkpoint"] not in (VERSION, LEGACY):
+    if head["checkpoint"] not in (VERSION, PREVIOUS, LEGACY):
         raise VericiteError(f"cannot resume from {path}: it is a checkpoint of another version ({head['checkpoint']}, not {VERSION}); {way_out}")
     lines = []
     for n, line in rest:

@@ -80,7 +80,7 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
             manifest = None
     if isinstance(task, CorpusPreparing):  # what the checkpoint records is the evaluation the task resolved to
         task.prepare([it.sample for it in read.items])
-    checkpoint = answer_checkpoint(out, cfg, task, evaluate.input_file(input_path), resume=resume, resolve=resolver(input_path))
+    checkpoint = answer_checkpoint(out, cfg, task, evaluate.input_file(input_path), resume=resume, resolve=resolver(input_path), items=read.items)
     pool = None
     if ray is not None:  # the answers not checkpointed yet are scored on Ray actors, their lines written here
         from .distributed import answer_pool
@@ -101,14 +101,17 @@ def _evaluate_locked(input_path: str | Path, out: Path, cfg: Any, *, progress: b
     return results
 
 
-def answer_checkpoint(out: Path, cfg: Any, task: Any, answers: Path, *, resume: bool, resolve: Any = None, **extra: Any) -> Any:
+def answer_checkpoint(out: Path, cfg: Any, task: Any, answers: Path, *, resume: bool, resolve: Any = None, items: Any = None, **extra: Any) -> Any:
     """The per-answer checkpoint of an evaluation into ``out`` of the answers in ``answers`` (``evaluate/checkpoint.py``):
-    with ``resume`` the one there, when it records the same evaluation (else one line saying what differs);
-    ``resolve``: a task name -> the evaluation it resolves to over these answers (for an older checkpoint's)."""
+    with ``resume`` the one there, when it records the same evaluation (else one line saying what differs) and
+    each answer it scored is among ``items`` (the answers read) unchanged: the answers added since are scored, an
+    answer scored that changed or is gone is one line naming it; ``resolve``: a task name -> the evaluation it
+    resolves to over these answers (for an older checkpoint's)."""
     from ..evaluate.checkpoint import AnswerCheckpoint, fingerprint
     from ..paths import file_sha256
 
-    return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume, resolve=resolve)
+    given = None if items is None else [(it.sample.id, it.record) for it in items]
+    return AnswerCheckpoint.open(out, fingerprint(cfg, task, file_sha256(answers), extra), resume=resume, resolve=resolve, answers=given, input_file=answers)
 
 
 def resolver(input_path: str | Path, samples: Any = None) -> Any:

@@ -122,7 +122,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
         items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
         if isinstance(task, CorpusPreparing):  # the checkpoint records the evaluation the task resolved to
             task.prepare([it.sample for it in items])
-        finished = finished_evaluation(sub, eval_cfg, task, judge, resume, samples=[it.sample for it in items])
+        finished = finished_evaluation(sub, eval_cfg, task, judge, resume, samples=[it.sample for it in items], items=items)
         if isinstance(finished, tuple):  # evaluated before, with this configuration: read back, nothing judged
             level_results, evaluated = finished
             n_items = int(level_results.get("counts", {}).get("samples", len(evaluated)))
@@ -175,14 +175,16 @@ def run_judge(spec: str, eval_cfg: Any, model: str, backend: Any) -> Any:
     return load_judge(spec, ctx=dataclasses.replace(base, load_model=load))
 
 
-def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resume: bool, samples: Any = None) -> Any:
+def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resume: bool, samples: Any = None, items: Any = None) -> Any:
     """``level``'s evaluation: (results, records) when ``resume`` and it finished with the settings, bootstrap and
     answers of now; else its checkpoint (``AnswerCheckpoint``; its results.json removed first: it is not this
-    evaluation's), continued when ``resume`` and it was made with the same settings and answers (a finished level
-    whose bootstrap changed: no judge asked, the corpus numbers computed again), started again otherwise. A
-    checkpoint of the previous header is compared as ``evaluate.checkpoint.upgrade`` reads it, its task name
-    resolved over the level's answers (``samples``, else read)."""
-    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint, legacy_note, read_checkpoint, upgrade
+    evaluation's), continued when ``resume`` and it was made with the same settings and its answers scored are
+    among the answers of now unchanged (``items``: the level's answers read; more answers since: they are scored;
+    a finished level whose bootstrap changed: no judge asked, the corpus numbers computed again), started again
+    otherwise (an answer scored changed or gone: the level's answers are others). A checkpoint of the previous
+    header is compared as ``evaluate.checkpoint.upgrade`` reads it, its task name resolved over the level's
+    answers (``samples``, else read)."""
+    from ..evaluate.checkpoint import CORPUS_ONLY, NAME, VERSION, AnswerCheckpoint, fingerprint, legacy_note, read_checkpoint, settings_of, upgrade
     from .results import resolver
     from ..paths import file_sha256
     from ..jsonl import read_appended
@@ -195,8 +197,8 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resum
     old = read_checkpoint(folder / NAME, way_out)[0] if resume and (folder / NAME).exists() else None
     resolve = resolver(level / "samples.jsonl", samples)
     old, predates = upgrade(old, header, resolve) if old is not None else (None, False)
-    same = old == header
-    if same and (folder / "results.json").is_file():
+    same = old is not None and settings_of(old, strict=items is None) == settings_of(header, strict=items is None)
+    if same and old.get("input_sha256") == header["input_sha256"] and (folder / "results.json").is_file():  # type: ignore[union-attr]
         import json
 
         try:
@@ -210,7 +212,10 @@ def finished_evaluation(level: Path, eval_cfg: Any, task: Any, judge: Any, resum
                 legacy_note(folder / NAME, header)
             return results, records
     (folder / "results.json").unlink(missing_ok=True)
-    return AnswerCheckpoint.open(folder, {k: v for k, v in header.items() if k != "checkpoint"}, resume=same, resolve=resolve)
+    given = None if items is None else [(it.sample.id, it.record) for it in items]
+    return AnswerCheckpoint.open(
+        folder, {k: v for k, v in header.items() if k != "checkpoint"}, resume=same, resolve=resolve, answers=given, input_file=level / "samples.jsonl", changed="restart"
+    )
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

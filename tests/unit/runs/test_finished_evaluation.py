@@ -75,3 +75,35 @@ def test_a_level_checkpoint_of_the_previous_header_is_read_back_when_it_is_the_s
     assert "resumed as made with alce-asqa's defaults" in capsys.readouterr().err
     other = finished_evaluation(level, cfg, create("tasks", "alce-asqa:at_most_citations=1"), None, resume=True)
     assert isinstance(other, AnswerCheckpoint) and other.done == {}
+
+
+def test_a_level_whose_answers_grew_continues_and_one_whose_answers_changed_is_evaluated_again(tmp_path):
+    """``run --resume`` over a level with more answers than it evaluated (a larger ``--limit``): its checkpoint is
+    continued (the answers scored kept, the results.json of fewer answers removed); over a level whose answers
+    scored changed (generated again), the level is evaluated again, as before."""
+    from vericite.evaluate import item_from_record
+
+    level = tmp_path / "level-0"
+    (level / "eval").mkdir(parents=True)
+    task = create("tasks", "kalma")
+    cfg = SimpleNamespace(judge="fake", threads=None, resamples=10, seed=0)
+
+    def answers(*outputs):
+        records = [{"id": f"q{i}", "question": "?", "knowledge": [], "output": o} for i, o in enumerate(outputs)]
+        (level / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        return [item_from_record(r, n, task) for n, r in enumerate(records, 1)]
+
+    items = answers("a")
+    ck = finished_evaluation(level, cfg, task, None, resume=False, items=items)
+    ck.add(0, "q0", {"x": 1}, [])
+    (level / "eval" / "results.json").write_text(json.dumps({"config": {"resamples": 10, "seed": 0}}), encoding="utf-8")
+    (level / "eval" / "samples.jsonl").write_text("{}\n", encoding="utf-8")
+    assert isinstance(finished_evaluation(level, cfg, task, None, resume=True, items=items), tuple)  # the same answers: read back
+
+    items = answers("a", "b")
+    grown = finished_evaluation(level, cfg, task, None, resume=True, items=items)
+    assert isinstance(grown, AnswerCheckpoint) and grown.done == {0: "q0"} and not (level / "eval" / "results.json").exists()
+
+    items = answers("a, again", "b")
+    changed = finished_evaluation(level, cfg, task, None, resume=True, items=items)
+    assert isinstance(changed, AnswerCheckpoint) and changed.done == {}
