@@ -2,14 +2,18 @@
 ``run --resume``, for a level whose evaluation was cut) reuses.
 
 The first line records what the evaluation is (:func:`fingerprint`: the task as it resolved over its input and
-its options, the judges, the metric options, the sha256 of the answers' file); a resumed evaluation must be the
-same one, else :meth:`AnswerCheckpoint.open` says which settings differ, in one line. A file that cannot be read
+its options, the judges, the metric options, the sha256 of the answers' file); a resumed evaluation must have the
+same settings, else :meth:`AnswerCheckpoint.open` says which differ, in one line. Its input may have grown (more
+answers, ``generate --resume``): each answer's line records the sha256 of its record (:func:`record_sha256`), so
+the answers scored whose records are unchanged are kept and the rest scored; an answer scored that changed, or is
+gone, is one line naming it (``vericite run``: the level evaluated again). A file that cannot be read
 (:func:`read_checkpoint`) is refused in one line naming it, and left as it is; a torn last line, what a crash
 leaves, is cut and said. Then one line per answer, written as soon as the answer is scored (fsynced at most once a
 second):
 its index and id, every judgement its judges gave (by :func:`pair_key`: the judge's id and the whole pair), the
-scores and judgements of the families that judged it, the answer scored alone, and what that judging's model calls
-cost (``usage``, by model name: a resumed evaluation adds it to ``judge_usage`` for the answers it reads back).
+scores and judgements of the families that judged it, the answer scored alone, what that judging's model calls
+cost (``usage``, by model name: a resumed evaluation adds it to ``judge_usage`` for the answers it reads back), and
+the sha256 of the answer's record as read (``record_sha256``).
 
 How ``evaluate_items`` uses it: each family that holds a judge (KaLMA's alignment and [NA], ALCE's citations,
 the four-class diagnosis, CONNER's factuality) gets a :class:`MemoJudge`; the answers not in the checkpoint are
