@@ -202,10 +202,15 @@ def test_evaluate_on_ray_resume_with_other_settings_is_one_line(tmp_path, ray_lo
         r = CliRunner().invoke(cli, [*common, *extra, "--resume"])
         assert r.exit_code == 2 and "cannot resume the evaluation" in r.output and what in r.output, r.output
         assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
-    write_answers(a, 7)
+    scored = sorted(json.loads(line)["answer"] for line in (tmp_path / "o" / ".evaluate-answers.jsonl").read_text().splitlines()[1:])
+    k = scored[0]  # whichever batch came back first: an answer scored changed
+    a.write_text(a.read_text().replace(f"P{k} worked", f"P{k} once worked"), encoding="utf-8")
     r = CliRunner().invoke(cli, [*common, "--judge", "fake", "--resume"])
-    assert r.exit_code == 2 and "the input file" in r.output, r.output
+    assert r.exit_code == 2 and f"answer 'a{k:02d}' (answer {k + 1} of" in r.output and "has changed since it was scored" in r.output, r.output
     assert sent.answers == []  # refused before any answer went to the actors
+    write_answers(a, 7)  # the answers scored as they were, one more: the actors score only the answers not scored yet
+    invoke([*common, "--judge", "fake", "--resume"])
+    assert sorted(sent.answers) == [i for i in range(7) if i not in scored] and 6 in sent.answers
 
 
 def test_evaluate_on_ray_counts_the_workers_judge_usage(tmp_path, ray_local, fixed_clock):
