@@ -157,7 +157,11 @@ def test_cli_json_end_to_end(runs):
     assert c["ci"] == [0.5, 0.5] and c["p_value"] < 0.01 and c["verdict"] == "B better"
     assert c["n_a"] == c["n_b"] == 12 and cmp["samples"] == {"paired": 12, "only_a": 0, "only_b": 0, "intersect": False}
     assert m["geval_fluency"]["diff"] is None and "--geval-model" in m["geval_fluency"]["reason"]
-    assert m["na_precision"]["diff"] is None and m["na_precision"]["reason"].startswith("not computed in B")
+    # computed in A only: said so, A's value over the paired samples, and no n for B (not a 0)
+    na = m["na_precision"]
+    assert na["diff"] is None and na["reason"].startswith("only in A; not computed in B: ") and na["only_in"] == "A"
+    assert na["a"] == pytest.approx(res_a["na_precision"]["value"]) and na["b"] is None and na["n_a"] > 0 and na["n_b"] is None
+    assert c["only_in"] is None
     assert cmp["bootstrap"]["resamples"] == 500 and cmp["bootstrap"]["seed"] == 2 and "permutation" in cmp["bootstrap"]["p_value"]
     assert cmp["differences"] == []  # same judge, same model name
     # seeded: the same command gives the same numbers

@@ -39,12 +39,14 @@ def _folded_lines(cmp: Mapping[str, Any]) -> list[str]:
 def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, str, str]]:
     """(metric, A, B, B-A, CI, p, n A/B, verdict or reason) per metric, as text; the metrics neither run computed
     for one reason are left to :func:`_folded_lines`."""
+    from ..runs.compare import n_text
+
     out = []
     folded = {name for names in _folded(cmp).values() for name in names}
     for name, m in cmp["metrics"].items():
         if name in folded:
             continue
-        n = f"{m['n_a']}/{m['n_b']}"
+        n = n_text(m)
         if m.get("diff") is None:  # a metric not paired still shows each run's own value (its results.json)
             own = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
             out.append((name, own(m.get("a")), own(m.get("b")), "—", "", "", n, m.get("reason") or ""))
@@ -91,7 +93,7 @@ def print_table(cmp: Mapping[str, Any]) -> None:
         table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
     table.add_column("better", no_wrap=True)
     reasons = []
-    for name, a, b, d, ci, p, _n, verdict in _rows(cmp):
+    for name, a, b, d, ci, p, _n, verdict in _rows(cmp):  # no n column: the table fits 80 columns (n/c rows: their reason below)
         if d == "—":
             reasons.append(f"{name}: {verdict}")
             table.add_row(*(f"[dim]{escape(c)}[/dim]" for c in (name, a, b, d, ci, p, "n/c")))

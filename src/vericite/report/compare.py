@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from .. import jsonl
 from ..errors import DataError
 from ..jsonl import read_json_object as _read_json_object
-from ..runs.compare import COMPARE_JSON, COMPARE_SAMPLES, folded_lines, folded_not_computed
+from ..runs.compare import COMPARE_JSON, COMPARE_SAMPLES, folded_lines, folded_not_computed, n_text
 from .charts import bar_chart
 from .format import clip as _clip
 from .format import esc, fmt
@@ -97,7 +97,7 @@ def metrics_section(metrics: Mapping[str, Any]) -> str:
     for name, m in ordered.items():
         if not isinstance(m, Mapping) or name in folded:
             continue
-        n = f"{fmt(m.get('n_a'))}/{fmt(m.get('n_b'))}"
+        n = esc(n_text(m))
         if _num(m.get("diff")) is None:
             body.append(
                 f'<tr class="metric not-computed" data-metric="{esc(name)}"><td>{esc(name)}</td><td class="num">{fmt(m.get("a"))}</td>'

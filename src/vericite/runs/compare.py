@@ -194,7 +194,9 @@ def compare_runs(
     for m in names:
         declared = _declared(m, a, b)
         hib = declared.get("higher_is_better") is not False
-        entry: dict[str, Any] = {"n_a": sa.ns.get(m, 0), "n_b": sb.ns.get(m, 0), "higher_is_better": hib}
+        n_a, n_b = _n(sa, m), _n(sb, m)
+        only = "A" if n_a is not None and n_b is None else "B" if n_b is not None and n_a is None else None
+        entry: dict[str, Any] = {"n_a": n_a, "n_b": n_b, "only_in": only, "higher_is_better": hib}
         if m in paired and paired[m].diff is not None:
             d = paired[m].to_dict()
             entry = {**d, **entry, "verdict": _verdict(d["ci"], d["p_value"], hib), "reason": None}
@@ -205,6 +207,8 @@ def compare_runs(
                 entry["a"], entry["b"] = _own_value(a, m), _own_value(b, m)
                 if (only_a or only_b) and (entry["a"] is not None or entry["b"] is not None):
                     entry["reason"] += f"; A and B are each run's results.json value, over all its samples, not only the paired ones"
+            elif only is not None:  # the run that computed it: its value over the paired samples, nothing to pair it with
+                entry["a" if only == "A" else "b"] = _num(point((sa if only == "A" else sb).statistics[m], len(ids)))
         if "family" in declared:  # how the page groups and labels it, as the runs' results.json declare it
             entry.update({k: declared.get(k) for k in PRESENTATION})
         metrics[m] = entry
@@ -411,9 +415,27 @@ def _why_not(m: str, sa: CorpusStatistics, sb: CorpusStatistics) -> str:
     ra, rb = (None if m in cs.live else cs.reasons.get(m, "not computed") for cs in (sa, sb))
     if ra is not None and ra == rb:
         return f"{BOTH_NOT_COMPUTED}{ra}"
-    if ra is not None or rb is not None:
-        return "not computed in " + "; ".join(f"{side}: {r}" for side, r in (("A", ra), ("B", rb)) if r is not None)
+    if ra is not None and rb is not None:
+        return "not computed in " + "; ".join(f"{side}: {r}" for side, r in (("A", ra), ("B", rb)))
+    if ra is not None or rb is not None:  # computed in one run: said first, then why not in the other
+        return f"only in {'B' if ra is not None else 'A'}; not computed in {'A' if ra is not None else 'B'}: {ra if ra is not None else rb}"
     return "undefined on the paired samples"
+
+
+def _n(cs: CorpusStatistics, m: str) -> int | None:
+    """The paired samples ``m`` is defined on in one run, as its statistics count them; None where that run did
+    not compute it, or its family cannot recompute it (nothing was counted: not a 0)."""
+    return int(cs.ns.get(m, 0)) if Comparable.paired(cs, m) and m in cs.live else None
+
+
+def n_text(m: Mapping[str, Any]) -> str:
+    """A compared metric's n as the outputs show it: ``n_a/n_b``, or ``—`` where either run has none (computed in
+    one run only, in neither, or not compared: its reason says which). A compare.json written before ``n_a`` was
+    null there held 0: a metric with no difference and a 0 reads as none too."""
+    na, nb = m.get("n_a"), m.get("n_b")
+    if m.get("diff") is None and (not na or not nb):
+        return "—"
+    return f"{na}/{nb}"
 
 
 def _own_value(run: EvaluatedRun, m: str) -> float | None:

@@ -76,3 +76,26 @@ def test_markdown_escapes_names_in_angle_brackets():
     assert "<" not in md and ">" not in md
     assert "llm4:&lt;model&gt;" in md and "no &lt;metric&gt; score" in md
     assert "- differs: judge: A llm:&lt;model&gt; / B nli:a\\|b &amp; c\n" in md
+
+
+def test_a_metric_computed_in_one_run_only_shows_no_n_and_says_so_in_every_output(capsys):
+    """Its n is ``—`` (compare.json: null), never ``0/0`` or ``4/0``, and its reason starts "only in A" in the
+    markdown, the terminal and the HTML report alike; a compare.json written before (0 for the run without it)
+    reads the same."""
+    from vericite.report.compare import metrics_section
+    from vericite.runs.compare import n_text
+
+    only = {**m(reason="only in A; not computed in B: no absent set"), "a": 0.75, "n_a": 4, "n_b": None, "only_in": "A"}
+    cmp = comparison()
+    cmp["metrics"] = {"str_em": m(0.25), "na_precision": only}
+    assert n_text(only) == "—" and n_text(m(0.25)) == "4/4" and n_text({**only, "n_b": 0}) == "—"  # the old file's 0
+    md = format_markdown(cmp)
+    assert "| str_em | 0.500 | 0.750 | +0.250 | [0.150, 0.350] | 0.500 | 4/4 | no clear difference |" in md, md
+    assert "| na_precision | 0.750 | — | — |  |  | — | only in A; not computed in B: no absent set |" in md, md
+    print_table(cmp)
+    assert "na_precision: only in A; not computed in B: no absent set" in capsys.readouterr().out
+    html = metrics_section(cmp["metrics"])
+    row = html[html.index('data-metric="na_precision"'):]
+    row = row[: row.index("</tr>")]
+    assert '<td class="num">0.750</td>' in row and '<td class="num">—</td><td class="reason">only in A; not computed in B: no absent set</td>' in row, row
+    assert "4/0" not in html and "0/0" not in html and '<td class="num">4/4</td>' in html
