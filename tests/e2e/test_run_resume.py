@@ -91,3 +91,19 @@ def test_a_finished_level_whose_bootstrap_changed_is_scored_again_from_its_check
     run(setup(tmp_path, resamples=20), tmp_path / "r", resume=True)
     after = json.loads((tmp_path / "r" / "level-1" / "eval" / "results.json").read_text())
     assert again.calls == 0 and after["metrics"]["citation_correctness"]["resamples"] == 20
+
+
+def test_a_run_resumed_with_a_larger_limit_judges_only_the_new_answers_of_each_level(tmp_path, monkeypatch):
+    """``run --resume --limit 4`` after ``--limit 2``: each level's answers grew by two; its evaluation goes on
+    from its checkpoint (the two answers scored kept), judges only the new ones, and the run's files are those of
+    a run with ``--limit 4`` from the start."""
+    cfg = setup(tmp_path)
+    small, large = cfg.model_copy(update={"limit": 2}), cfg.model_copy(update={"limit": 4})
+    first = Cut(monkeypatch)
+    run(small, tmp_path / "grown")
+    resumed = Cut(monkeypatch)
+    run(large, tmp_path / "grown", resume=True)
+    whole = Cut(monkeypatch)
+    run(large, tmp_path / "whole")
+    assert 0 < resumed.calls < whole.calls and resumed.calls + first.calls == whole.calls
+    assert files(tmp_path / "grown") == files(tmp_path / "whole")
