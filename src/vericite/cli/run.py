@@ -20,8 +20,9 @@ from .output import echo_json, format_options, hint, markdown_grid, md_cell, met
     is_flag=True,
     help="continue an interrupted run: nothing generated is generated again (a level's generation only with its "
     "settings and method as its manifest.json records them, else one line says what differs), a level whose evaluation finished with "
-    "the same evaluation settings is read back, a level cut while it was evaluated goes on from its checkpoint "
-    "(level-<x>/eval/.evaluate-answers.jsonl), a level whose evaluation settings changed is evaluated again",
+    "the same evaluation settings is read back, a level cut while it was evaluated, or whose answers grew (a larger --limit), "
+    "goes on from its checkpoint (level-<x>/eval/.evaluate-answers.jsonl), a level whose evaluation settings or answers scored "
+    "changed is evaluated again",
 )
 @click.option("--judge", "-j", help="override the config's judge")
 @click.option("--threads", type=int, help="CPU threads for llama.cpp")

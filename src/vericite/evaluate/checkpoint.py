@@ -280,7 +280,7 @@ class AnswerCheckpoint:
                 return (
                     f"cannot resume the evaluation in {folder}: its checkpoint ({len(unhashed)} answer{'' if len(unhashed) == 1 else 's'} scored) was written before answers were "
                     f"checked one by one, and {where} is no longer the file it scored nor that file with answers appended, so the answers scored cannot be told unchanged; "
-                    "rerun without --resume to score every answer again (the call cache keeps the calls already made), or use another --out"
+                    "rerun without --resume to score every answer again (unless --no-cache, the call cache answers the calls already made), or use another --out"
                 )
         for line in lines:
             sid = str(line.get("id"))
