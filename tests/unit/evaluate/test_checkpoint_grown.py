@@ -92,6 +92,11 @@ def test_a_previous_checkpoint_resumes_over_the_same_file_or_the_file_grown_else
     assert lines[0]["checkpoint"] == VERSION and all("record_sha256" in x for x in lines[1:])
 
     previous(ck_dir, answers, 3)
+    legacy = (ck_dir / NAME).read_text().replace(PREVIOUS, "evaluate-answers@1", 1)  # the header before that: the same
+    (ck_dir / NAME).write_text(legacy, encoding="utf-8")
+    assert AnswerCheckpoint.open(ck_dir, head(file_sha256(answers)), resume=True, answers=read(answers), input_file=answers).done == ck.done
+
+    previous(ck_dir, answers, 3)
     write_answers(answers, 5)  # the same three lines, two appended
     assert grown_from(answers, json.loads((ck_dir / NAME).read_text().splitlines()[0])["input_sha256"])
     ck = AnswerCheckpoint.open(ck_dir, head(file_sha256(answers)), resume=True, answers=read(answers), input_file=answers, note=lambda _: None)
