@@ -44,9 +44,15 @@ def first_text(backend: Any, messages: Any, params: GenParams) -> str:
 # --------------------------------------------------------------------------- sentence generator
 
 
+#: a sentence that speaks of the prompt's own words rather than the question ("The answer so far already answers
+#: the question completely. End.", the embedded Qwen's reply to ``vtg-sentence@3``): the model declining to go on
+PROMPT_ECHO = re.compile(r"\b(?:the )?answer so far\b|\bwrite only\b", re.IGNORECASE)
+
+
 def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
-    ``empty``, ``repeated``). Sentences already written are skipped (a chat model often restarts the answer)."""
+    ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`).
+    Sentences already written are skipped (a chat model often restarts the answer)."""
     text = raw.strip()
     text = text.replace("\n", " ").strip()
     if text.lower().startswith("answer:"):
@@ -59,6 +65,8 @@ def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
         s = " ".join(remove_citations(s).split())
         if not s or s.lower().rstrip(".") == "end":
             return None, "end-marker"
+        if PROMPT_ECHO.search(s):
+            return None, "prompt-echo"
         if _norm(s) in seen:
             repeated = True
             continue

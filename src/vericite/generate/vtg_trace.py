@@ -65,7 +65,7 @@ class Tracer:
         self.problems = {p: 0 for p in PROBLEMS}
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
-        self.end = ""  # end-marker | empty | sentence-cap | repeated
+        self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo
         self.judge_error = ""  # the first failure of a judge call (its pairs: failed judgements), when one failed
         self._mark: dict[str, Usage] = {}
         self.seconds = {c: 0.0 for c in (*COMPONENTS, "retrieval")}  # wall time by component

@@ -58,6 +58,8 @@ def test_read_sentence():
     assert S.read_sentence("End.", ["x"]) == (None, "end-marker")
     assert S.read_sentence("  ", ["x"]) == (None, "empty")
     assert S.read_sentence("Answer: Paris.", []) == ("Paris.", "")
+    assert S.read_sentence("The answer so far already answers the question completely. End.", ["x"]) == (None, "prompt-echo")
+    assert S.read_sentence("Paris is big. Rome is old.", []) == ("Paris is big.", "")  # no echo: kept
 
 
 def test_read_citations_and_queries():
