@@ -62,12 +62,12 @@ def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | N
     An object with a ``__dict__`` is guarded in place (the wrappers are set on it), so its class, capabilities and
     attributes are unchanged and it pickles as before; a method already guarded is left as it is. An object that
     takes no attribute (``__slots__`` without ``__dict__``), or whose class has an attribute computed when read (a
-    property, see :func:`computed_attributes`), is wrapped in a :class:`GuardedProxy` instead: the same attributes
+    property, see :func:`computed_attributes`, or its own ``__getattr__``), is wrapped in a :class:`GuardedProxy` instead: the same attributes
     and capabilities (and ``isinstance`` of its class), its calls and attribute reads guarded."""
     if isinstance(obj, GuardedProxy):
         return obj
     todo = [n for n in methods if callable(getattr(obj, n, None)) and not isinstance(getattr(obj, n), GuardedCall)]
-    if computed_attributes(obj):
+    if computed_attributes(obj) or _dynamic(obj):
         return _guarded_proxy(obj, tuple(todo), label, kind)
     if not todo:
         return obj
@@ -110,6 +110,13 @@ def computed_attributes(obj: Any) -> frozenset[str]:
         if hasattr(type(value), "__get__") and not isinstance(value, _NOT_COMPUTED):
             found.add(name)
     return frozenset(found)
+
+
+def _dynamic(obj: Any) -> bool:
+    """Whether ``obj``'s class makes attributes up when read (its own ``__getattr__`` or ``__getattribute__``):
+    reading one may raise, so the object is proxied and its reads guarded (an ``AttributeError`` stays one)."""
+    cls = type(obj)
+    return not isinstance(obj, type) and (hasattr(cls, "__getattr__") or cls.__getattribute__ is not object.__getattribute__)
 
 
 #: descriptors that are methods (reading them binds a function; calling it is what :class:`GuardedCall` guards)

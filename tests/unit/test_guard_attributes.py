@@ -91,3 +91,28 @@ def test_objects_without_computed_attributes_are_guarded_in_place_as_before():
     finally:
         r.judges.unregister("plain")
     assert type(j) is KeywordJudge and isinstance(vars(j)["judge"], r.GuardedCall)
+
+
+class ConfiguredJudge(KeywordJudge):
+    """A plugin whose attributes come from its configuration (its own ``__getattr__``): a name it lacks raises
+    KeyError, not AttributeError."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.config = {"threshold": 0.5}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self.config[name]
+
+
+def test_a_plugin_that_makes_attributes_up_has_those_reads_guarded_too():
+    r.judges.register("configured", lambda arg, *, ctx, **o: ConfiguredJudge(), replace=True)
+    try:
+        j = r.create("judges", "configured")
+    finally:
+        r.judges.unregister("configured")
+    assert isinstance(j, r.GuardedProxy) and j.threshold == 0.5 and j.id == "fake@1"
+    with pytest.raises(PluginError, match=r"^judge 'configured' \(plugin\) failed reading 'margin': KeyError: 'margin'$"):
+        j.margin
