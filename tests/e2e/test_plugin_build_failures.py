@@ -1,8 +1,9 @@
 """``vericite build`` with a plugin model that raises something other than a ``BackendError``: the build ends as
 it does when a model server fails (checked side by side), never in a traceback: one line naming the plugin, exit 2,
-the entries written before kept, and ``--resume`` finishes once the model answers. (The builders read their graph
+the entries written before kept, and ``--resume`` finishes once the model answers. The builders read their graph
 from a file or an on-disk store, never from ``registry.graphs``, so a model is the plugin a build reaches, besides
-a builder registered under a builder's name, whose ``build`` is guarded as every kind's calls are.) The plugins are
+a builder registered under a builder's name: a plugin graph store is only ever such a builder's own, and its
+failure (a close that raises) is the builder's one line, exit 2, what it wrote left in place. The plugins are
 registered as in ``test_plugin_kinds_failures.py``."""
 
 from __future__ import annotations
@@ -94,3 +95,35 @@ def test_build_biokalma_with_a_plugin_scorer_that_raises_ends_as_for_a_failing_s
     r = invoke([*args, "--resume"])
     assert r.exit_code == 0 and r.exception is None, r.output
     assert out.read_text().splitlines()[:1] == kept and len(out.read_text().splitlines()) == 2
+
+
+class StoreBuilder:
+    """A plugin builder registered as ``caqa`` that writes its items from its own graph store, then fails closing
+    the store (the one place a plugin's graph store can be in ``vericite build``)."""
+
+    id = "store-builder@1"
+
+    def __init__(self, **options) -> None:
+        self.options = options
+
+    def build(self, out, *, resume=False):
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": "caqa-000000-supportive", "question": "Who?"}) + "\n")
+        raise OSError(5, "Input/output error", "graph.db/LOCK")  # the store's close
+
+
+@pytest.fixture
+def builtin_caqa():
+    """The built-in ``caqa`` builder put back after a test replaced it (set up before ``plugin``: torn down after)."""
+    entry = registry.builders._entries["caqa"]
+    yield
+    registry.builders.register("caqa", entry, replace=True)
+    registry.builders._builtin.add("caqa")
+
+
+def test_a_plugin_builder_whose_graph_store_fails_to_close_ends_in_one_line_and_its_items_stay(tmp_path, builtin_caqa, plugin):
+    plugin(registry.builders, "caqa", StoreBuilder)
+    out = tmp_path / "caqa.jsonl"
+    r = invoke(["build", "caqa", "--pool", str(write_pool(tmp_path)), "--n", "4", "--out", str(out), "-q", "--no-cache"])
+    assert one_line(r) == "error: builder 'caqa' (plugin) failed: OSError: [Errno 5] Input/output error: 'graph.db/LOCK'"
+    assert len(out.read_text().splitlines()) == 1
