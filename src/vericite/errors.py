@@ -41,6 +41,12 @@ class PluginError(BackendError):
         return (type(self), (str(self), self.kind))
 
 
+class PluginAttributeError(PluginError, AttributeError):
+    """A plugin's attribute (a property) raised ``AttributeError`` when read: one line naming the plugin and the
+    attribute, as any :class:`PluginError`, and still an ``AttributeError``, so ``hasattr`` and ``getattr`` with a
+    default treat the attribute as missing, as they did before it was guarded."""
+
+
 class DataError(VericiteError):
     """A data file is missing or malformed."""
 

@@ -1,7 +1,8 @@
 """Guarding a plugin's calls (split out of registry.py, which had grown past what a reader holds): a plugin's
 method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
 kind, the exception's class and message (``GuardedCall``); objects that take no attribute (``__slots__``, classes)
-are wrapped in a ``GuardedProxy`` instead of patched. ``registry.Registry`` applies these to every plugin it builds;
+are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class computes an attribute when it
+is read (a property): the proxy guards those reads too (``"<label> failed reading 'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds;
 vericite's own entries are never guarded (``registry.mark_builtins``)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import threading
 import types
 from typing import Any, Callable, Iterator
 
-from .errors import BackendError, PluginError
+from .errors import BackendError, PluginAttributeError, PluginError
 
 #: guards the making of proxy classes (the registries' own lock is registry._lock; this one is never held while taking it)
 _lock = threading.RLock()
@@ -60,10 +61,15 @@ def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | N
 
     An object with a ``__dict__`` is guarded in place (the wrappers are set on it), so its class, capabilities and
     attributes are unchanged and it pickles as before; a method already guarded is left as it is. An object that
-    takes no attribute (``__slots__`` without ``__dict__``) is wrapped in a :class:`GuardedProxy` instead: the
-    same attributes and capabilities (and ``isinstance`` of its class), its calls guarded."""
+    takes no attribute (``__slots__`` without ``__dict__``), or whose class has an attribute computed when read (a
+    property, see :func:`computed_attributes`, or its own ``__getattr__``), is wrapped in a :class:`GuardedProxy` instead: the same attributes
+    and capabilities (and ``isinstance`` of its class), its calls and attribute reads guarded."""
+    if isinstance(obj, GuardedProxy):
+        return obj
     todo = [n for n in methods if callable(getattr(obj, n, None)) and not isinstance(getattr(obj, n), GuardedCall)]
-    if not todo or isinstance(obj, GuardedProxy):
+    if computed_attributes(obj) or _dynamic(obj):
+        return _guarded_proxy(obj, tuple(todo), label, kind)
+    if not todo:
         return obj
     try:
         for name in todo:
@@ -89,11 +95,62 @@ def rebind_guards(obj: Any) -> Any:
     return obj
 
 
+def computed_attributes(obj: Any) -> frozenset[str]:
+    """The public attributes of ``obj``'s class computed when they are read, which may raise: properties,
+    ``cached_property`` and other descriptors that are not methods. A plain value (a class attribute, one the
+    object sets) cannot raise when read and is not among them; a class a plugin returns has none."""
+    if isinstance(obj, type):
+        return frozenset()
+    cls = type(obj)
+    found = set()
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        value = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+        if hasattr(type(value), "__get__") and not isinstance(value, _NOT_COMPUTED):
+            found.add(name)
+    return frozenset(found)
+
+
+def _dynamic(obj: Any) -> bool:
+    """Whether ``obj``'s class makes attributes up when read (its own ``__getattr__`` or ``__getattribute__``):
+    reading one may raise, so the object is proxied and its reads guarded (an ``AttributeError`` stays one)."""
+    cls = type(obj)
+    return not isinstance(obj, type) and (hasattr(cls, "__getattr__") or cls.__getattribute__ is not object.__getattribute__)
+
+
+#: descriptors that are methods (reading them binds a function; calling it is what :class:`GuardedCall` guards)
+_NOT_COMPUTED = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
+                 types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.MemberDescriptorType, GuardedCall)  # fmt: skip
+
+
+def _read(proxy: Any, name: str) -> Any:
+    """``name`` of the proxy's object: what reading it raises becomes a :class:`PluginError` naming the attribute
+    (``"<label> failed reading 'id': <class>: <message>"``), a ``BackendError`` goes through as a call's does, and
+    an ``AttributeError`` stays one unless the attribute is computed (then a :class:`PluginAttributeError`, still
+    an ``AttributeError`` for ``hasattr``), so a missing attribute reads as missing."""
+    try:
+        return getattr(object.__getattribute__(proxy, "_vericite_target"), name)
+    except BackendError:
+        raise
+    except AttributeError as e:
+        if name not in type(proxy)._vericite_computed:
+            raise
+        _, label, kind = object.__getattribute__(proxy, "_vericite_guard")
+        raise PluginAttributeError(f"{label} failed reading {name!r}: {describe(e)}", kind=kind) from e
+    except Exception as e:  # noqa: BLE001 - as in GuardedCall.__call__
+        _, label, kind = object.__getattribute__(proxy, "_vericite_guard")
+        raise PluginError(f"{label} failed reading {name!r}: {describe(e)}", kind=kind) from e
+
+
 class GuardedProxy:
-    """A plugin's object that takes no attribute, with its guarded calls: every other attribute is the object's
-    own (read and written through), ``isinstance(proxy, TheClass)`` holds, and it copies and pickles as a proxy of
-    a copy of the object. Built by :func:`guard_calls`, one subclass per class (each public attribute of the class
-    a descriptor, so Protocol checks that look attributes up statically find them)."""
+    """A plugin's object that takes no attribute or computes one when read, with its guarded calls and reads:
+    every other attribute is the object's own (read and written through; a read that raises is the plugin's
+    failure, :func:`_read`), ``isinstance(proxy, TheClass)`` holds, and it copies and pickles as a proxy of a copy
+    of the object. Built by :func:`guard_calls`, one subclass per class (each public attribute of the class a
+    descriptor, so Protocol checks that look attributes up statically find them)."""
+
+    _vericite_computed: frozenset[str] = frozenset()  # the object's computed attributes (each proxy class its own)
 
     __slots__ = ("_vericite_target", "_vericite_calls", "_vericite_guard")
 
@@ -106,7 +163,7 @@ class GuardedProxy:
         if name.startswith("_vericite_"):
             raise AttributeError(name)
         calls = object.__getattribute__(self, "_vericite_calls")
-        return calls[name] if name in calls else getattr(object.__getattribute__(self, "_vericite_target"), name)
+        return calls[name] if name in calls else _read(self, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(object.__getattribute__(self, "_vericite_target"), name, value)
@@ -151,7 +208,7 @@ class _Delegated:
         calls = object.__getattribute__(proxy, "_vericite_calls")
         if self.name in calls:
             return calls[self.name]
-        return getattr(object.__getattribute__(proxy, "_vericite_target"), self.name)
+        return _read(proxy, self.name)
 
     def __set__(self, proxy: Any, value: Any) -> None:
         setattr(object.__getattribute__(proxy, "_vericite_target"), self.name, value)
@@ -171,6 +228,7 @@ def _guarded_proxy(target: Any, methods: tuple[str, ...], label: str, kind: str 
         if (cls, names) not in _proxy_classes:
             namespace: dict[str, Any] = {n: _Delegated(n) for n in names}
             namespace["__slots__"] = ()
+            namespace["_vericite_computed"] = computed_attributes(target)
             for dunder in ("__len__", "__iter__", "__contains__", "__getitem__", "__enter__", "__exit__", "__call__"):
                 if hasattr(cls, dunder):
                     namespace[dunder] = _dunder(dunder)

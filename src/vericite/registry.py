@@ -36,7 +36,8 @@ too (``... cannot be built: <class>: <message>``). Where a model that cannot ans
 fails goes to ``errors.jsonl`` and the run goes on, three in a row stop it; else one line and exit 2), a plugin's
 failure is handled the same, never as a traceback; a plugin metric family that fails has its metrics not
 computed, with the line as the reason (``metrics.base.MetricRun.of``). ``KeyboardInterrupt`` and ``SystemExit``
-go through. An object that takes no attribute (``__slots__``) is returned wrapped in a :class:`GuardedProxy`.
+go through. An object that takes no attribute (``__slots__``), or whose class computes an attribute when read (a
+property), is returned wrapped in a :class:`GuardedProxy`, which guards those reads too (``guard.py``).
 """
 
 from __future__ import annotations
