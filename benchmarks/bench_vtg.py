@@ -2,6 +2,7 @@
 from run folders written by ``vericite generate`` (no model is loaded here):
 
     python benchmarks/bench_vtg.py --vtg runs/vtg/eli5 --baseline runs/alce/eli5-rerank [--baseline runs/alce/eli5-vanilla ...]
+        [--svg docs/img/vtg-eli5-tokens.svg --eval runs/vtg/eval-eli5 --eval runs/alce/eval-eli5-rerank ... [--metric NAME]]
 
 Per method, over the questions every folder answered: tokens per question (prompt + completion, every model call,
 the judges' included, as the run loop metered them; median and mean), calls per question, and wall time per
@@ -11,6 +12,13 @@ query generation, verification (the judge) and retrieval, its tokens by componen
 simplifier's checks, judge calls and removals (``benchmarks/bench_vtg_cost.py`` measures what its batching and
 llama.cpp's prefix reuse change).
 
+``--svg FILE`` also draws the paper's Figure 4 as an SVG file (``vericite.report.token_figure``, the figure
+``vericite report`` draws for a ``vtg-methods`` experiment folder): each method's median tokens per question
+(whiskers: the interquartile range) against a metric of its evaluation (``--eval``, one per run in the order
+``--vtg``, ``--baseline``...; ``--metric``, citation F1 by default, its 95 % CI as a vertical whisker); a method
+whose tokens are a lower bound is drawn hollow with an arrow. Without ``--eval`` no point can be placed: the
+figure says so.
+
 Runs written before next-token judge calls reported their tokens count those calls with 0 tokens (VTG's
 ``verify`` has calls but no tokens; rerank's records have no ``judge_usage``): the script says so for each such
 run, since its totals then leave the judge out. Calls whose tokens are unknown (``uncounted_calls``, e.g. judgements
@@ -19,80 +27,66 @@ read from a cache entry written before usage was stored) are counted and said: t
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
+import sys
 from pathlib import Path
 
-
-def records(folder: Path) -> dict[str, dict]:
-    out = {}
-    for line in (folder / "samples.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            r = json.loads(line)
-            out[r["id"]] = r
-    return out
-
-
-def tokens(r: dict) -> int:
-    u = r.get("usage") or {}
-    return int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0))
-
-
-def judge_usage(r: dict) -> dict | None:
-    """The judge's model calls of one answer: VTG's ``verify`` component, rerank's ``judge_usage``; None when the
-    record has none (another method, or a run written before judge tokens were reported)."""
-    if isinstance(r.get("vtg"), dict):
-        return ((r["vtg"].get("components") or {}).get("verify")) or None
-    if isinstance(r.get("rerank"), dict):
-        return r["rerank"].get("judge_usage")
-    return None
-
-
-def judge_note(name: str, recs: list[dict]) -> str:
-    """What the judge cost in these answers, or why it is not known."""
-    used = [judge_usage(r) for r in recs]
-    if all(u is None for u in used):
-        if any(isinstance(r.get("rerank"), dict) for r in recs):
-            return f"{name}: the judge's tokens are not recorded (a run written before judges reported tokens): its totals leave them out"
-        return ""
-    calls = sum(int((u or {}).get("calls", 0)) for u in used)
-    t = sum(int((u or {}).get("prompt_tokens", 0)) + int((u or {}).get("completion_tokens", 0)) for u in used)
-    if calls and not t:
-        return f"{name}: {calls} judge calls with no tokens recorded (a run written before judges reported tokens): its totals leave them out"
-    whole = sum(tokens(r) for r in recs) or 1
-    unknown = sum(int((u or {}).get("uncounted_calls", 0)) for u in used)
-    return f"{name}: judge {t:,} tokens in {calls} calls ({t / len(recs):,.0f} per question, {t / whole:.0%} of its tokens)" + (
-        f"; {unknown} judge calls of unknown tokens (a lower bound)" if unknown else "")
+from vericite.errors import VericiteError
+from vericite.report.charts import standalone_svg
+from vericite.report.token_figure import DEFAULT_METRIC, FigureRun, token_figure
+from vericite.runs.cost import common_ids, cost, judge_note, records
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vtg", required=True, type=Path)
     ap.add_argument("--baseline", action="append", type=Path, default=[], help="a baseline's run folder (repeatable)")
+    ap.add_argument("--svg", type=Path, help="write the token figure (the paper's Figure 4) to this SVG file")
+    ap.add_argument("--eval", action="append", type=Path, default=[],
+                    help="each run's evaluation folder, in the order --vtg, --baseline... (repeatable; for --svg's metric)")
+    ap.add_argument("--metric", default=DEFAULT_METRIC, help=f"the figure's quality metric (default {DEFAULT_METRIC})")
     args = ap.parse_args()
-    runs = {"vtg": records(args.vtg), **{f"{b.name}": records(b) for b in args.baseline}}
-    common = sorted(set.intersection(*(set(r) for r in runs.values())))
-    if not common:
-        raise SystemExit("the run folders answered no question in common")
+    try:
+        report(args)
+    except VericiteError as e:
+        sys.exit(f"error: {e}")
+
+
+def report(args: argparse.Namespace) -> None:
+    folders = {"vtg": args.vtg, **{b.name: b for b in args.baseline}}
+    if len(folders) != 1 + len(args.baseline):
+        raise VericiteError("two runs have the same folder name; give folders with different names")
+    if args.eval and len(args.eval) != len(folders):
+        raise VericiteError(f"--eval: {len(args.eval)} folders for {len(folders)} runs; give one per run, in the order --vtg, --baseline...")
+    runs = {name: records(folder) for name, folder in folders.items()}
+    common = common_ids(runs)
     print(f"{len(common)} questions answered by every run: {', '.join(common)}")
     print(f"{'method':<24}{'tokens p50':>12}{'tokens mean':>13}{'calls mean':>12}{'seconds p50':>13}")
-    med = {}
-    for name, recs in runs.items():
-        t = [tokens(recs[i]) for i in common]
-        c = [int((recs[i].get("usage") or {}).get("calls", 0)) for i in common]
-        s = [float(recs[i].get("seconds", 0.0)) for i in common]
-        med[name] = statistics.median(t)
-        print(f"{name:<24}{statistics.median(t):>12,.0f}{statistics.mean(t):>13,.0f}{statistics.mean(c):>12.1f}{statistics.median(s):>13.1f}")
-    for name in runs:
-        if name != "vtg" and med[name]:
-            print(f"VTG / {name} tokens (medians): {med['vtg'] / med[name]:.2f}")
-    for name, recs in runs.items():
-        unknown = sum(int((recs[i].get("usage") or {}).get("uncounted_calls", 0)) for i in common)
-        note = judge_note(name, [recs[i] for i in common])
+    costs = {name: cost(name, recs, common, folders[name]) for name, recs in runs.items()}
+    for name, c in costs.items():
+        print(f"{name:<24}{c.median:>12,.0f}{c.mean:>13,.0f}{c.calls_mean:>12.1f}{c.seconds_median:>13.1f}")
+    for name, c in costs.items():
+        if name != "vtg" and c.median:
+            print(f"VTG / {name} tokens (medians): {costs['vtg'].median / c.median:.2f}")
+    for name, c in costs.items():
+        note = judge_note(name, [runs[name][i] for i in common])
         if note:
             print(note)
-        if unknown:
-            print(f"{name}: {unknown} calls of unknown tokens in its usage: its totals are a lower bound")
+        if c.uncounted_calls:
+            print(f"{name}: {c.uncounted_calls} calls of unknown tokens in its usage: its totals are a lower bound")
+        if c.no_usage:
+            print(f"{name}: {c.no_usage} answers without usage (counted as 0 tokens): its totals are a lower bound")
+    if args.svg:
+        evals = args.eval or [None] * len(folders)
+        fig = token_figure([FigureRun(n, f, e) for (n, f), e in zip(folders.items(), evals)], args.metric)
+        try:
+            args.svg.parent.mkdir(parents=True, exist_ok=True)
+            args.svg.write_text(standalone_svg(fig.svg), encoding="utf-8")
+        except OSError as e:
+            raise VericiteError(f"cannot write {args.svg}: {e.strerror or e}") from None
+        print(f"token figure ({args.metric}, whiskers: the interquartile range) written to {args.svg}:")
+        print(fig.markdown(), end="")
+        for note in fig.notes[1:]:
+            print(note)
     traces = [runs["vtg"][i].get("vtg") or {} for i in common]
     secs: dict[str, float] = {}
     comp: dict[str, list[int]] = {}

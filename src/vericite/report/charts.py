@@ -1,10 +1,13 @@
 """SVG charts drawn here, no library: a bar per metric with its CI (``bar_chart``), metrics against an
-experiment's levels (``line_chart``), and a chart as an SVG file of its own (``standalone_svg``, used by
-scripts/kalma_tables.py for the docs)."""
+experiment's levels (``line_chart``), cost against quality, a point per method (``cost_chart``: VTG's Figure 4),
+and a chart as an SVG file of its own (``standalone_svg``, used by scripts/kalma_tables.py and
+benchmarks/bench_vtg.py for the docs)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+import math
+import textwrap
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .assets import read_asset
 from .format import ci_of, clip, esc, fmt_level, metric_value
@@ -169,7 +172,7 @@ def line_chart(title: str, x_label: str, levels: Sequence[Any], series: Sequence
 
 
 def standalone_svg(svg: str) -> str:
-    """A chart of :func:`bar_chart` / :func:`line_chart` as an SVG file of its own (for docs): its style and a
+    """A chart of :func:`bar_chart` / :func:`line_chart` / :func:`cost_chart` as an SVG file of its own (for docs): its style and a
     white background embedded, no page needed."""
     head, sep, rest = svg.partition(">")
     if not sep or not head.startswith("<svg"):
@@ -180,3 +183,107 @@ def standalone_svg(svg: str) -> str:
         + "</style><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>"
     )
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + head + ">" + style + rest + "\n"
+
+
+class CostPoint(NamedTuple):
+    """One method on :func:`cost_chart`: its cost (``median`` with whiskers ``low``–``high``) and its quality
+    (``value`` with ``ci``; None: not plotted, ``why`` says why); ``lower_bound`` says why the cost is only a
+    lower bound ("" when it is not)."""
+
+    label: str
+    median: float
+    low: float
+    high: float
+    value: float | None
+    ci: tuple[float, float] | None = None
+    lower_bound: str = ""
+    why: str = ""
+
+
+def _axis_ticks(hi: float) -> list[float]:
+    """0 to ``hi`` (or just above) in 1, 2 or 5 × 10^k steps, about five of them."""
+    if hi <= 0:
+        return [0.0, 1.0]
+    raw = hi / 5
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    return [i * step for i in range(int(math.ceil(hi / step - 1e-9)) + 1)]
+
+
+def _tick_text(t: float) -> str:
+    return f"{t / 1000:g}k" if t >= 1000 else f"{t:g}"
+
+
+def cost_chart(title: str, x_label: str, y_label: str, points: Sequence[CostPoint], notes: Sequence[str] = (),
+               y_domain: tuple[float, float] | None = None) -> str:
+    """Cost against quality (VTG's Figure 4 with its citation quality): a point per method at its median cost,
+    horizontal whiskers from ``low`` to ``high``, the quality's CI as a vertical whisker; a cost that is a lower
+    bound is drawn hollow with an arrow to the right (at least this much) and ``≥`` in the legend. A method whose
+    quality is missing is not plotted: a note under the chart names it and why, as it does each of ``notes``
+    (wrapped, whole)."""
+    left, plot_w, legend_w, top, plot_h, bottom, line_h = 56, 360, 190, 30, 220, 44, 15
+    shown = [p for p in points if p.value is not None]
+    missing = [p for p in points if p.value is None]
+    lines = [f"not plotted: {p.label} ({p.why or 'no value'})" for p in missing] + list(notes)
+    if not shown:
+        lines.insert(0, "no method has a value to plot" if points else "no method to plot")
+    lines = [part for line in lines for part in (textwrap.wrap(line, 96) or [""])]
+    width = left + plot_w + legend_w
+    height = top + plot_h + bottom + line_h * len(lines)
+    x_ticks = _axis_ticks(max([p.high for p in shown] + [p.median for p in shown] + [0.0]) * 1.04)
+    x_hi = x_ticks[-1]
+    ys = [v for p in shown for v in ([p.value] + list(p.ci or ())) if v is not None]
+    lo, hi = y_domain if y_domain is not None and all(y_domain[0] <= v <= y_domain[1] for v in ys) else _nice_range(ys, (0.0, 1.0))
+
+    def x(v: float) -> float:
+        return left + min(max(v, 0.0), x_hi) / x_hi * plot_w
+
+    def y(v: float) -> float:
+        return top + plot_h - (min(max(v, lo), hi) - lo) / (hi - lo) * plot_h
+
+    out = [
+        f'<svg class="chart cost-chart" role="img" aria-label="{esc(title)}" xmlns="http://www.w3.org/2000/svg" '
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+        f'<text class="chart-title" x="{left}" y="18">{esc(title)}</text>',
+    ]
+    for t in _ticks(lo, hi):
+        out.append(f'<line class="grid" x1="{left}" y1="{y(t):.1f}" x2="{left + plot_w}" y2="{y(t):.1f}"/>')
+        out.append(f'<text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    for t in x_ticks:
+        out.append(f'<line class="grid" x1="{x(t):.1f}" y1="{top}" x2="{x(t):.1f}" y2="{top + plot_h}"/>')
+        out.append(f'<text class="tick" x="{x(t):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{_tick_text(t)}</text>')
+    out.append(f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}"/>')
+    out.append(f'<text class="axis-label" x="{left + plot_w / 2}" y="{top + plot_h + 36}" text-anchor="middle">{esc(x_label)}</text>')
+    out.append(
+        f'<text class="axis-label" x="12" y="{top + plot_h / 2}" text-anchor="middle" transform="rotate(-90 12 {top + plot_h / 2})">{esc(y_label)}</text>'
+    )
+    for i, p in enumerate(points):
+        if p.value is None:
+            continue
+        colour = PALETTE[i % len(PALETTE)]
+        cx, cy = x(p.median), y(p.value)
+        bound = f" (a lower bound: {p.lower_bound})" if p.lower_bound else ""
+        tip = (f"{p.label}: {p.median:,.0f} tokens per question{bound}, whiskers {p.low:,.0f}–{p.high:,.0f}; "
+               f"{y_label} {p.value:.3f}" + (f" [{p.ci[0]:.3f}, {p.ci[1]:.3f}]" if p.ci else ""))
+        lb = ' data-lower-bound="true"' if p.lower_bound else ""
+        out.append(f'<g class="point-group" data-label="{esc(p.label)}"{lb}>')
+        out.append(f'<line class="ci" stroke="{colour}" x1="{x(p.low):.1f}" y1="{cy:.1f}" x2="{x(p.high):.1f}" y2="{cy:.1f}"/>')
+        if p.ci:
+            out.append(f'<line class="ci" stroke="{colour}" x1="{cx:.1f}" y1="{y(p.ci[0]):.1f}" x2="{cx:.1f}" y2="{y(p.ci[1]):.1f}"/>')
+        if p.lower_bound:
+            out.append(
+                f'<path class="lower-bound" stroke="{colour}" fill="none" d="M{cx + 5:.1f},{cy:.1f}h16m-5,-4l5,4l-5,4"/>'
+                f'<circle class="point" cx="{cx:.1f}" cy="{cy:.1f}" r="4.5" fill="#fff" stroke="{colour}" stroke-width="2">'
+                f"<title>{esc(tip)}</title></circle>"
+            )
+        else:
+            out.append(f'<circle class="point" cx="{cx:.1f}" cy="{cy:.1f}" r="4.5" fill="{colour}"><title>{esc(tip)}</title></circle>')
+        out.append("</g>")
+        ly, lx = top + 10 + i * 20, left + plot_w + 16
+        mark = (f'<circle cx="{lx + 6}" cy="{ly}" r="4.5" fill="#fff" stroke="{colour}" stroke-width="2"/>' if p.lower_bound
+                else f'<circle cx="{lx + 6}" cy="{ly}" r="4.5" fill="{colour}"/>')
+        out.append(mark + f'<text class="legend" x="{lx + 16}" y="{ly + 4}">{esc(clip(p.label, 22))}{" (≥)" if p.lower_bound else ""}</text>')
+    for j, line in enumerate(lines):
+        out.append(f'<text class="chart-note" x="{left}" y="{top + plot_h + bottom + 4 + j * line_h}">{esc(line)}</text>')
+    out.append("</svg>")
+    return "".join(out)

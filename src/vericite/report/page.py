@@ -18,6 +18,7 @@ from .assets import read_asset
 from .charts import CHART_CSS
 from .conner import FactualityItems, conner_section
 from .format import esc
+from .token_figure import experiment_token_section
 from .sections import (
     charts_section,
     config_section,
@@ -84,8 +85,11 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
     sections = [("header", "Run"), ("metrics", "Metrics")]
     if metrics:
         sections.append(("charts", "Charts"))
+    token_figure = experiment_token_section(run_dir, results.get("experiments") or {})
     if results.get("experiments"):
         sections.append(("experiments", "Experiments"))
+    if token_figure:
+        sections.append(("token-figure", "Tokens per question"))
     if knowledge:
         sections.append(("conner", "Long tail / form"))
     sections += [("judges", "Judges"), ("counts", "Counts"), ("tokens", "Tokens"), ("samples", "Answers")]
@@ -96,6 +100,7 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
             metrics_section(metrics),
             charts_section(metrics),
             experiments_section(results.get("experiments") or {}),
+            token_figure,
             conner_section(knowledge),
             judges_section(results, judgement_stats),
             counts_section(run_dir, results, sstats, total, has_samples),
