@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -69,3 +71,51 @@ def test_the_simplifiers_checks_calls_and_removals(tmp_path):
     assert "VTG simplifier: 2 runs, 5 checks, 5 judge calls, 3 removals, 3 speculative checks (batched)" in out
     old = bench(folder(tmp_path / "old", [with_simplifier("q1", {"removed": [2], "checks": 3})]))
     assert "VTG simplifier: 1 runs, 3 checks, 1 removals" in old  # written before the calls were counted
+
+
+def run_bench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_vtg.py"), *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def evaluation(path: Path, f1: float) -> Path:
+    path.mkdir()
+    (path / "results.json").write_text(json.dumps({"metrics": {"alce_citation_f1": {"value": f1, "ci": [f1 - 0.1, f1 + 0.1]}, "rouge_lsum": {"value": 0.2}}}))
+    return path
+
+
+def test_svg_writes_the_token_figure_with_a_lower_bound_marked(tmp_path):
+    v = folder(tmp_path / "vtg", [vtg("q1", {"prompt_tokens": 50, "completion_tokens": 2, "calls": 2})])
+    rr = folder(tmp_path / "rerank", [{"id": "q1", "usage": {"prompt_tokens": 300, "completion_tokens": 40, "calls": 8}, "rerank": {"chosen": 0}}])
+    svg = tmp_path / "img" / "tokens.svg"
+    r = run_bench("--vtg", str(v), "--baseline", str(rr), "--svg", str(svg), "--eval", str(evaluation(tmp_path / "ev", 0.9)),
+                  "--eval", str(evaluation(tmp_path / "er", 0.4)))
+    assert r.returncode == 0, r.stderr
+    assert "| vtg | 162 | 162–162 | 0.900 [0.800, 1.000] | no |" in r.stdout
+    assert "| rerank | 340 | 340–340 | 0.400 [0.300, 0.500] | judge tokens not recorded |" in r.stdout
+    body = svg.read_text()
+    assert body.startswith("<?xml") and body.count('class="point-group"') == 2 and body.count('data-lower-bound="true"') == 1
+    r = run_bench("--vtg", str(v), "--svg", str(svg), "--eval", str(tmp_path / "ev"), "--metric", "rouge_lsum")
+    assert r.returncode == 0 and "| vtg | 162 | 162–162 | 0.200 | no |" in r.stdout
+
+
+@pytest.mark.parametrize("case", ["no samples", "no usage", "eval count", "no results"])
+def test_bad_input_is_one_line(tmp_path, case):
+    v = folder(tmp_path / "vtg", [vtg("q1", {"prompt_tokens": 50, "completion_tokens": 2, "calls": 2})])
+    args = ["--vtg", str(v), "--svg", str(tmp_path / "x.svg")]
+    if case == "no samples":
+        (tmp_path / "empty").mkdir()
+        args += ["--baseline", str(tmp_path / "empty")]
+        want = "empty: no samples.jsonl"
+    elif case == "no usage":
+        args += ["--baseline", str(folder(tmp_path / "bare", [{"id": "q1", "output": "x"}]))]
+        want = "bare: its answers have no usage"
+    elif case == "eval count":
+        ev = str(evaluation(tmp_path / "ev", 0.5))
+        args += ["--eval", ev, "--eval", ev]  # one run, two evaluations
+        want = "--eval: 2 folders for 1 runs"
+    else:
+        args += ["--eval", str(tmp_path / "nothing")]
+        want = "nothing: no results.json"
+    r = run_bench(*args)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and want in r.stderr, r.stderr

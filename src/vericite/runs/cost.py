@@ -74,13 +74,12 @@ def judge_usage(r: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def judge_unrecorded(recs: Sequence[Mapping[str, Any]]) -> str:
-    """Why these answers' totals leave the judge's tokens out ("" when they do not): a RERANK run without
-    ``judge_usage``, or judge calls with no tokens."""
+    """Why these answers' totals leave the judge's tokens out ("" when they do not): RERANK's records without
+    ``judge_usage`` (written before it; ``null`` is a judge that calls no model: nothing left out), or judge calls
+    with no tokens."""
+    if any(isinstance(r.get("rerank"), dict) and "judge_usage" not in r["rerank"] for r in recs):  # null: a judge of no model
+        return "the judge's tokens are not recorded (a run written before judges reported tokens): its totals leave them out"
     used = [judge_usage(r) for r in recs]
-    if all(u is None for u in used):
-        if any(isinstance(r.get("rerank"), dict) for r in recs):
-            return "the judge's tokens are not recorded (a run written before judges reported tokens): its totals leave them out"
-        return ""
     calls = sum(_int((u or {}).get("calls")) for u in used)
     t = sum(_int((u or {}).get("prompt_tokens")) + _int((u or {}).get("completion_tokens")) for u in used)
     if calls and not t:
