@@ -21,7 +21,7 @@ from ..jsonl import read_json_object
 from ..runs.cost import Cost, common_ids, cost, records
 from .charts import CostPoint, cost_chart
 from .format import ci_of, esc, fmt_level, metric_value
-from .presentation import shown
+from .presentation import curves, ordered_metrics, shown
 
 DEFAULT_METRIC = "alce_citation_f1"
 WHISKERS = "interquartile range (25th–75th percentile)"
@@ -132,17 +132,28 @@ def _level_name(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> st
     return f"level {fmt_level(row.get('level'))}"
 
 
+def _first_curve_metric(exp: Mapping[str, Any], level_metrics: Sequence[Mapping[str, Any]]) -> str | None:
+    """The first metric of the experiment's first curve that its levels report (its table order otherwise)."""
+    first: dict[str, Any] = {}
+    for m in level_metrics:
+        for k, entry in m.items():
+            first.setdefault(k, entry)
+    groups = curves(exp, ordered_metrics(first))
+    return groups[0][1][0] if groups else None
+
+
 def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any], metric: str = DEFAULT_METRIC) -> str:
     """The figure of each experiment of a ``vericite run`` folder whose levels change the generation (rows with
-    ``generation``: every level answers the same questions), as HTML; "" when there is none. A level whose
-    files are missing gives a one-line note in place of its figure."""
+    ``generation``: every level answers the same questions), as HTML; "" when there is none. Its metric is
+    ``metric`` when the levels report it, else the first of the experiment's first curve. A level whose files are
+    missing gives a one-line note in place of its figure."""
     parts = []
     for ename, exp in experiments.items():
         rows = [r for r in (exp.get("rows") or []) if isinstance(r, Mapping)] if isinstance(exp, Mapping) else []
         if not rows or not all(isinstance(r.get("generation"), Mapping) for r in rows):
             continue
         level_metrics = [r.get("metrics") if isinstance(r.get("metrics"), Mapping) else {} for r in rows]
-        chosen = metric if any(metric in m for m in level_metrics) else next((k for m in level_metrics for k in m), metric)
+        chosen = metric if any(metric in m for m in level_metrics) else _first_curve_metric(exp, level_metrics) or metric
         runs = [FigureRun(_level_name(r, rows), run_dir / f"level-{r.get('level')}", run_dir / f"level-{r.get('level')}" / "eval") for r in rows]
         try:
             fig = token_figure(runs, chosen, title=f"{ename}: tokens per question against {chosen}")
