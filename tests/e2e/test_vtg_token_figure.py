@@ -112,3 +112,10 @@ def test_a_level_without_its_records_or_usage_is_one_line_on_the_page(methods_ru
     section = html[html.index('<section id="token-figure">'):]
     assert re.search(r'<p class="warn">no token figure: [^<]*level-2[^<]*' + re.escape(why), section)
     assert "Traceback" not in html
+
+
+def test_every_vtg_experiment_declares_its_token_figure_and_others_none():
+    from vericite.bench.experiments.vtg import EXPERIMENTS
+
+    assert {e.presentation()["token_figure"] for e in EXPERIMENTS.values()} == {"alce_citation_f1"}
+    assert "token_figure" not in registry.create("experiments", "conscious-incompetence").presentation()

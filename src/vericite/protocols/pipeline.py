@@ -200,7 +200,7 @@ class LevelSamples(Protocol):
 class Experiment(Protocol):
     """What varies across the levels of a run (``x_label``), and the samples of each level. ``section`` names
     the part of the report the experiment belongs to, and ``presentation()`` how a reader draws it (written into
-    results.json beside the rows: ``descending``, ``curves``)."""
+    results.json beside the rows: ``descending``, ``curves``, ``token_figure``?)."""
 
     name: str
     x_label: str

@@ -8,8 +8,8 @@ escaping could not run.
 What the page holds: the run's identity (kind, model and its sha256, prompt, versions, seed, date); the metric
 table (value, n, 95 % CI, direction, judge; a metric that was not computed shows its reason, never 0); bar
 charts with CI whiskers; the experiment curves (KaLMA Figures 4 and 5) when ``experiments`` exists, and for an
-experiment whose levels change the generation (VTG's ``vtg-methods``) VTG's Figure 4, tokens per question against
-citation F1 from each level's folder; CONNER §4.4's long-tail and long-form
+experiment that declares ``token_figure`` (VTG's: ``vtg-methods``, the sweeps, the ablations) VTG's Figure 4, tokens
+per question against citation F1 from each level's folder; CONNER §4.4's long-tail and long-form
 figures (factuality by page views and by number of sentences) when the samples have CONNER scores; the judges
 and how far each can be trusted; counts and tokens; and one collapsible entry per answer with each citation
 coloured by status. Only the first ``max_samples`` answers are written (the counts cover them all), so a run of

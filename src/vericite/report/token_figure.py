@@ -2,8 +2,8 @@
 quality metric of its evaluation (citation F1 by default), drawn from run folders (no model loaded).
 
 One function, :func:`token_figure`, draws it for both places it shows: ``vericite report`` of an experiment folder
-whose levels change the generation (``vtg-methods``: one point per level, its tokens from ``level-<x>/samples.jsonl``,
-its metric from ``level-<x>/eval/results.json``; :func:`experiment_token_section`) and
+whose experiment declares ``token_figure`` (VTG's; :func:`experiment_token_section`: one point per level, named by
+its method, its tokens from ``level-<x>/samples.jsonl``, its metric from ``level-<x>/eval/results.json``) and
 ``benchmarks/bench_vtg.py --svg`` over loose run folders. Each point is the median of the tokens per question over
 the questions every run answered, its horizontal whiskers the interquartile range (25th to 75th percentile), its
 vertical whisker the metric's 95 % CI; a method whose tokens are a lower bound (the judge's tokens not recorded,
@@ -132,6 +132,12 @@ def _level_name(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> st
     return f"level {fmt_level(row.get('level'))}"
 
 
+def _folder_name(level: Any) -> bool:
+    """Whether ``level-<level>`` names a folder inside the run folder (results.json is read as untrusted)."""
+    text = str(level)
+    return bool(text) and text not in (".", "..") and "/" not in text and "\\" not in text and "\0" not in text
+
+
 def _first_curve_metric(exp: Mapping[str, Any], level_metrics: Sequence[Mapping[str, Any]]) -> str | None:
     """The first metric of the experiment's first curve that its levels report (its table order otherwise)."""
     first: dict[str, Any] = {}
@@ -142,15 +148,21 @@ def _first_curve_metric(exp: Mapping[str, Any], level_metrics: Sequence[Mapping[
     return groups[0][1][0] if groups else None
 
 
-def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any], metric: str = DEFAULT_METRIC) -> str:
-    """The figure of each experiment of a ``vericite run`` folder whose levels change the generation (rows with
-    ``generation``: every level answers the same questions), as HTML; "" when there is none. Its metric is
-    ``metric`` when the levels report it, else the first of the experiment's first curve. A level whose files are
-    missing gives a one-line note in place of its figure."""
+def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> str:
+    """The figure of each experiment of a ``vericite run`` folder that declares one (its entry's ``token_figure``:
+    the metric; VTG's experiments, whose levels answer the same questions), as HTML; "" when there is none. A
+    metric its levels do not report gives way to the first of the experiment's first curve. A level whose files are
+    missing, or a level not named as a folder can be, gives a one-line note in place of its figure."""
     parts = []
     for ename, exp in experiments.items():
-        rows = [r for r in (exp.get("rows") or []) if isinstance(r, Mapping)] if isinstance(exp, Mapping) else []
-        if not rows or not all(isinstance(r.get("generation"), Mapping) for r in rows):
+        if not isinstance(exp, Mapping) or not isinstance(exp.get("token_figure"), str):
+            continue
+        metric = exp["token_figure"]
+        rows = [r for r in (exp.get("rows") or []) if isinstance(r, Mapping)]
+        bad = [r.get("level") for r in rows if not _folder_name(r.get("level"))]
+        if not rows or bad:
+            why = f"level {str(bad[0])!r} is not a level folder's name" if bad else "no level"
+            parts.append(f'<div class="experiment" data-token-figure="{esc(ename)}"><h3>{esc(ename)}</h3><p class="warn">no token figure: {esc(why)}</p></div>')
             continue
         level_metrics = [r.get("metrics") if isinstance(r.get("metrics"), Mapping) else {} for r in rows]
         chosen = metric if any(metric in m for m in level_metrics) else _first_curve_metric(exp, level_metrics) or metric

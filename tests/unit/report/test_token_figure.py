@@ -128,16 +128,19 @@ def test_missing_files_are_one_clear_line(tmp_path):
         token_figure([FigureRun("bad", tmp_path / "bad")])
 
 
-def test_an_experiment_folder_draws_the_first_curves_metric_when_it_has_no_citation_f1(tmp_path):
+def test_an_experiment_folder_draws_its_declared_metric_else_its_first_curves(tmp_path):
     from vericite.report.token_figure import experiment_token_section
 
     m = {"precision": {"value": 0.7}, "recall": {"value": 0.6}}
     for lv in (0, 1):
         write_run(tmp_path / f"level-{lv}", [rec("q1", 100 * (lv + 1))], m)
     rows = [{"level": lv, "metrics": m, "generation": {"method": "vtg", "method_args": {"trials": lv}}} for lv in (0, 1)]
-    exp = {"x": "T", "curves": [{"title": "c", "metrics": ["recall", "precision"]}], "rows": rows}
+    exp = {"x": "T", "curves": [{"title": "c", "metrics": ["recall", "precision"]}], "rows": rows, "token_figure": "alce_citation_f1"}
     html = experiment_token_section(tmp_path, {"vtg-trials": exp})
     assert "tokens per question against recall" in html and html.count('class="point-group"') == 2
     assert 'data-label="level 0"' in html and 'data-label="level 1"' in html  # one method: the levels name the points
-    kalma = {"x": "k", "rows": [{"level": lv, "metrics": m} for lv in (0, 1)]}  # levels that change the samples
+    assert "tokens per question against precision" in experiment_token_section(tmp_path, {"t": {**exp, "token_figure": "precision"}})
+    kalma = {"x": "k", "rows": [{"level": lv, "metrics": m} for lv in (0, 1)]}  # declares no token figure
     assert experiment_token_section(tmp_path, {"kalma": kalma, "bad": "x"}) == ""
+    odd = experiment_token_section(tmp_path, {"t": {**exp, "rows": [{**rows[0], "level": "../../etc"}]}})
+    assert "no token figure: level &#x27;../../etc&#x27; is not a level folder&#x27;s name" in odd

@@ -35,7 +35,8 @@ class Experiment:
     How a reader draws it (``presentation()``, written into results.json beside the rows): ``descending``, the
     levels from the largest down (retrieval accuracy reads from the gold graphs, 100 %, down, as in KaLMA
     Figure 5); ``curves``, the charts of metrics against the levels, as (title, metric names); the metrics in
-    none of them are drawn together."""
+    none of them are drawn together; ``token_figure`` (only when set), the metric each level's tokens per question
+    are drawn against (VTG's Figure 4)."""
 
     name: str
     x_label: str
@@ -49,6 +50,9 @@ class Experiment:
     # what a level changes in the generation (GenerateConfig fields: method, method_args), from the level and the
     # config's own method_args; None: every level is generated alike (KaLMA's experiments change the samples)
     generation: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = field(default=None, repr=False)
+    # the metric VTG's Figure 4 draws each level's tokens per question against (the report's token figure);
+    # None: the report draws none
+    token_figure: str | None = None
 
     def generation_at(self, level: Any, method_args: dict[str, Any]) -> dict[str, Any]:
         """The GenerateConfig fields ``level`` sets (nothing when the experiment changes only samples)."""
@@ -75,7 +79,8 @@ class Experiment:
         return {"name": self.name, "x": self.x_label, "levels": list(self.levels), "section": self.section, **self.presentation()}
 
     def presentation(self) -> dict[str, Any]:
-        return {"descending": self.descending, "curves": [{"title": t, "metrics": list(names)} for t, names in self.curves]}
+        shown = {"descending": self.descending, "curves": [{"title": t, "metrics": list(names)} for t, names in self.curves]}
+        return {**shown, "token_figure": self.token_figure} if self.token_figure else shown
 
 
 def factory(exp: Experiment) -> Callable[..., Experiment]:

@@ -8,7 +8,8 @@
 * ``vtg-methods``: Tables 1–2 and Figure 4 (tokens) on the same questions, level 0 vanilla, 1 summ, 2 snippet,
   3 rerank (ALCE's baselines with ``ndoc`` = the config's ``k``, 2 shots), 4 VTG with the config's options.
 
-Every level answers the same questions."""
+Every level answers the same questions. The report of each draws Figure 4 (§3.7): each level's tokens per question
+against its citation F1 (``token_figure``)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ VTG_CURVES = (
     ("Correctness", ("str_em", "claims_nli", "rouge_lsum")),
 )
 ABLATIONS = {0: {}, 1: {"query_generation": False}, 2: {"verifier": False}, 3: {"simplifier": False}}
+#: what Figure 4's tokens per question are drawn against in the report of every VTG experiment (§3.7: citation quality)
+TOKEN_FIGURE = "alce_citation_f1"
 METHODS = {0: "vanilla", 1: "summ", 2: "snippet", 3: "rerank", 4: "vtg"}
 #: the options of VTG's a baseline takes too, under its own name
 SHARED = {"index": "index", "retriever": "retriever", "documents": "documents", "subtask": "subtask"}
@@ -59,7 +62,8 @@ def _methods(level: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _experiment(name: str, x: str, levels: tuple[int, ...], generation: Any, description: str, section: str) -> Experiment:
-    return Experiment(name=name, x_label=x, levels=levels, apply=_same, description=description, section=section, curves=VTG_CURVES, generation=generation)
+    return Experiment(name=name, x_label=x, levels=levels, apply=_same, description=description, section=section, curves=VTG_CURVES,
+                      generation=generation, token_figure=TOKEN_FIGURE)
 
 
 VTG_DOCS_PER_QUERY = _experiment("vtg-docs-per-query", "documents per query (N)", (1, 2, 3, 4), _sweep("docs_per_query"), "VTG with N = 1, 2, 3, 4 documents retrieved per query", "VTG §3.6, Figure 3")
