@@ -85,7 +85,7 @@ def report(args: argparse.Namespace) -> None:
             raise VericiteError(f"cannot write {args.svg}: {e.strerror or e}") from None
         print(f"token figure ({args.metric}, whiskers: the interquartile range) written to {args.svg}:")
         print(fig.markdown(), end="")
-        for note in fig.notes[1:]:
+        for note in fig.notes[1:] + [f"{p.label}: not plotted ({p.why})" for p in fig.points if p.value is None]:
             print(note)
     traces = [runs["vtg"][i].get("vtg") or {} for i in common]
     secs: dict[str, float] = {}

@@ -96,6 +96,8 @@ def test_svg_writes_the_token_figure_with_a_lower_bound_marked(tmp_path):
     assert body.startswith("<?xml") and body.count('class="point-group"') == 2 and body.count('data-lower-bound="true"') == 1
     r = run_bench("--vtg", str(v), "--svg", str(svg), "--eval", str(tmp_path / "ev"), "--metric", "rouge_lsum")
     assert r.returncode == 0 and "| vtg | 162 | 162–162 | 0.200 | no |" in r.stdout
+    r = run_bench("--vtg", str(v), "--svg", str(svg))  # no evaluation: no point, said
+    assert r.returncode == 0 and "vtg: not plotted (no evaluation given)" in r.stdout and "no method has a value to plot" in svg.read_text()
 
 
 @pytest.mark.parametrize("case", ["no samples", "no usage", "eval count", "no results"])
