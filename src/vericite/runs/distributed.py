@@ -130,8 +130,6 @@ def generate_pooled(
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
     with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults(), check=same_questions) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
-        batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
-        keys = [batch_key("generate", [s.id for s in b]) for b in batches]
         ck = Checkpoint(run.path, resume=resume)
         # outcomes of samples checkpointed by an earlier driver, whatever batch they were in
         earlier: dict[str, dict[str, Any]] = {}
@@ -140,7 +138,11 @@ def generate_pooled(
                 if "record" in o and str(o["id"]) not in run.done_ids:
                     earlier[str(o["id"])] = o
         outcomes: dict[str, dict[str, Any]] = dict(earlier)
-        send = [(k, b) for k, b in zip(keys, batches) if not all(s.id in earlier for s in b)]
+        # the batches are cut from the samples not answered yet: a driver killed while writing a batch's samples
+        # leaves the rest of that batch checkpointed, and a batch cut from ``todo`` would ask them again
+        ask = [s for s in todo if s.id not in earlier]
+        batches = [ask[i : i + batch_size] for i in range(0, len(ask), batch_size)]
+        send = [(batch_key("generate", [s.id for s in b]), b) for b in batches]
         failures = consecutive = 0
         last_error = ""
         kinds: set[str | None] = set()  # what failed (runs/loop.py's check_failures words its message by it)

@@ -1,0 +1,55 @@
+"""A pooled generate (``--ray``, ``--concurrency``) whose driver died while writing a finished batch's samples:
+the rest of that batch is in the checkpoint (``.ray-calls.jsonl``), and ``--resume`` takes it from there, never
+asking the model for those samples again (tests/e2e/test_ray.py kills a real driver; this kills one at the exact
+place, between two samples of one batch)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from vericite.models.fake import FakeBackend
+from vericite.runs.config import GenerateConfig
+from vericite.runs.distributed import generate_pooled
+from vericite.runs.rundir import RunDir
+from vericite.types import Sample, Triple
+
+
+class Killed(BaseException):
+    """The driver's death, here: nothing after it runs (no ``except Exception`` catches it)."""
+
+
+def test_a_driver_killed_mid_batch_resumes_without_asking_a_checkpointed_sample_again(tmp_path, monkeypatch):
+    samples = [Sample(f"s{i:02d}", f"Question {i:02d}?", [Triple("Q1", "occupation", "painter", "Ann")]) for i in range(12)]
+    cfg = GenerateConfig(dataset="x", model="fake", knowledge="given", cache=False)
+    asked: list[str] = []
+
+    def reply(messages, params):
+        asked.append("s" + re.findall(r"Question (\d\d)[?]", messages[-1]["content"])[-1])
+        return "Ann was a painter [Q1, occupation: painter]."
+
+    def run(resume):
+        return generate_pooled(cfg, tmp_path / "r", ray=None, workers=1, resume=resume, samples=samples,
+                               backend_factory=lambda: FakeBackend(replies=reply), progress=False, batch_size=3)  # fmt: skip
+
+    real_append = RunDir.append
+
+    def dying_append(self, record):
+        if len(self.done_ids) == 4:  # s00..s03 written: the batch s03-s05 is checkpointed, s04 and s05 not written
+            raise Killed
+        real_append(self, record)
+
+    monkeypatch.setattr(RunDir, "append", dying_append)
+    with pytest.raises(Killed):
+        run(resume=False)
+    monkeypatch.setattr(RunDir, "append", real_append)
+    checkpointed = {o["id"] for line in (tmp_path / "r" / ".ray-calls.jsonl").read_text().splitlines() for o in json.loads(line)["result"]}
+    assert checkpointed == {f"s{i:02d}" for i in range(6)} and asked == sorted(checkpointed)
+
+    asked.clear()
+    manifest = run(resume=True)
+    assert asked == [f"s{i:02d}" for i in range(6, 12)]  # s04 and s05 come from the checkpoint
+    ids = [json.loads(line)["id"] for line in (tmp_path / "r" / "samples.jsonl").read_text().splitlines()]
+    assert ids == [s.id for s in samples] and manifest["status"] == "complete"
