@@ -10,12 +10,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
 
-from tests.support.pipeline import SLOW_RUN, citing_reply, make_samples
+from tests.support.pipeline import SLOW_RUN, citing_reply, make_samples, wait_for_lines
 from vericite.cli.main import cli
 from vericite.runs.config import GenerateConfig
 from vericite.runs.loop import generate_run
@@ -156,11 +155,11 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
     script.write_text(SLOW_RUN)
     out = tmp_path / "r"
     env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
-    p = subprocess.Popen([sys.executable, str(script), str(out)], env=env)
+    # the run stops after 10 samples (no release file: it waits there until killed, 120 s at most), so the kill
+    # lands mid-way however slow the machine
+    p = subprocess.Popen([sys.executable, str(script), str(out)], env={**env, "SLOW_RUN_HOLD_AT": "10", "SLOW_RUN_RELEASE": str(tmp_path / "release")})
     samples = out / "samples.jsonl"
-    deadline = time.time() + 60
-    while time.time() < deadline and (not samples.exists() or samples.read_text().count("\n") < 10):
-        time.sleep(0.02)
+    wait_for_lines(samples, 10)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     done_before = samples.read_text().count("\n")

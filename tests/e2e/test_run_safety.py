@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.support.pipeline import SLOW_RUN, citing_reply, make_samples, manifest_of, questions_file
+from tests.support.pipeline import SLOW_RUN, citing_reply, make_samples, manifest_of, questions_file, wait_for_lines
 from vericite.cli.main import cli
 from vericite.errors import BackendError, VericiteError
 from vericite.runs.config import GenerateConfig
@@ -95,12 +95,17 @@ def test_two_generate_processes_on_one_folder_write_each_sample_once(tmp_path):
     script.write_text(SLOW_RUN)
     out = tmp_path / "r"
     env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
-    first = subprocess.Popen([sys.executable, str(script), str(out)], env=env)
+    release = tmp_path / "release"
+    # the first run stops after 5 samples, its folder locked, until the test releases it: the second starts
+    # while the first provably holds the folder, however long its start-up takes on a loaded machine
+    first = subprocess.Popen([sys.executable, str(script), str(out)], env={**env, "SLOW_RUN_HOLD_AT": "5", "SLOW_RUN_RELEASE": str(release)})
     samples = out / "samples.jsonl"
-    deadline = time.time() + 60
-    while time.time() < deadline and (not samples.exists() or samples.read_text().count("\n") < 2):
-        time.sleep(0.02)
-    second = subprocess.run([sys.executable, str(script), str(out), "--resume"], env=env, capture_output=True, text=True, timeout=120)
+    try:
+        assert wait_for_lines(samples, 5) == 5 and first.poll() is None
+        second = subprocess.run([sys.executable, str(script), str(out), "--resume"], env=env, capture_output=True, text=True, timeout=120)
+        assert first.poll() is None, "the first run should still hold its folder while the second runs"
+    finally:
+        release.touch()
     assert first.wait(timeout=120) == 0
     assert second.returncode != 0 and "is in use by another vericite process" in second.stderr
     ids = [json.loads(line)["id"] for line in samples.read_text().splitlines()]

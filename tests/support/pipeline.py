@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+import time
 from pathlib import Path
 
 from vericite.models.fake import last_user_message
@@ -37,15 +38,29 @@ def make_samples() -> list[Sample]:
     ]
 
 
+#: a generate run of 60 samples (0.05 s each) to kill or to race: ``python run.py OUT [--resume]``. With
+#: ``$SLOW_RUN_HOLD_AT`` = N it stops before its (N+1)th model call, N samples written and the run folder still
+#: locked, until the file ``$SLOW_RUN_RELEASE`` exists (or 120 s have passed: a test that died hangs nothing), so
+#: a test acts while the run is provably in the middle, however slow the machine
 SLOW_RUN = textwrap.dedent(
     """
-    import sys, time
+    import os, sys, time
     from vericite.runs.config import GenerateConfig
     from vericite.runs.loop import generate_run
     from vericite.models.fake import FakeBackend
     from vericite.types import Sample, Triple
 
+    HOLD_AT = int(os.environ.get("SLOW_RUN_HOLD_AT") or 0)
+    RELEASE = os.environ.get("SLOW_RUN_RELEASE") or ""
+    calls = 0
+
     def slow(messages, params):
+        global calls
+        calls += 1
+        if HOLD_AT and calls == HOLD_AT + 1:
+            deadline = time.time() + 120
+            while not (RELEASE and os.path.exists(RELEASE)) and time.time() < deadline:
+                time.sleep(0.02)
         time.sleep(0.05)
         return "Ann was a painter [Q1, occupation: painter]."
 
@@ -54,6 +69,16 @@ SLOW_RUN = textwrap.dedent(
     generate_run(cfg, sys.argv[1], resume=len(sys.argv) > 2, samples=samples, backend=FakeBackend(replies=slow), progress=False)
     """
 )
+
+
+def wait_for_lines(path: Path, n: int, timeout: float = 120) -> int:
+    """Wait until ``path`` holds ``n`` lines (at most ``timeout`` s); the number of lines it holds then."""
+    deadline = time.time() + timeout
+    while True:
+        count = path.read_text(encoding="utf-8").count("\n") if path.exists() else 0
+        if count >= n or time.time() > deadline:
+            return count
+        time.sleep(0.02)
 
 
 def questions_file(tmp_path: Path, n: int = 3) -> Path:
