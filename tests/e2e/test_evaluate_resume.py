@@ -157,13 +157,21 @@ def test_with_no_cache_the_evaluations_own_model_calls_are_kept_for_resume(tmp_p
     assert evaluate(answers, tmp_path / "cut", "--no-cache", "--geval-model", "fake").exit_code == 0 and sum(made) == whole
 
 
+#: with ``$SLOW_EVALUATE_HOLD_AT`` = N, the judge waits (to be killed; 120 s at most) once N answers are checkpointed
 SLOW_EVALUATE = """
-import sys, time
+import os, sys, time
+from pathlib import Path
 from vericite.fakes.judges import KeywordJudge
 from vericite.cli.main import cli
 
+HOLD_AT = int(os.environ.get("SLOW_EVALUATE_HOLD_AT") or 0)
+CHECKPOINT = Path(sys.argv[2]) / ".evaluate-answers.jsonl"
 real = KeywordJudge.judge
 def slow(self, pairs):
+    if HOLD_AT and CHECKPOINT.exists() and CHECKPOINT.read_text().count("\\n") - 1 >= HOLD_AT:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            time.sleep(0.05)
     time.sleep(0.05)
     return real(self, pairs)
 KeywordJudge.judge = slow
@@ -183,10 +191,12 @@ def test_evaluate_killed_with_sigkill_resumes_from_its_checkpoint(tmp_path):
     script.write_text(SLOW_EVALUATE)
     env = {**os.environ, "VERICITE_CACHE": str(tmp_path / "cache")}
     subprocess.run([sys.executable, str(script), str(answers), str(tmp_path / "whole")], env=env, check=True, timeout=120)
-    p = subprocess.Popen([sys.executable, str(script), str(answers), str(tmp_path / "cut")], env=env)
+    # the cut run stops once 10 answers are checkpointed (it waits there to be killed), so the kill lands mid-way
+    # however slow the machine
+    p = subprocess.Popen([sys.executable, str(script), str(answers), str(tmp_path / "cut")], env={**env, "SLOW_EVALUATE_HOLD_AT": "10"})
     checkpoint = tmp_path / "cut" / ".evaluate-answers.jsonl"
-    deadline = time.time() + 60
-    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 10):
+    deadline = time.time() + 120
+    while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 11):
         time.sleep(0.02)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()

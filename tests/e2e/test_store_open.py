@@ -128,7 +128,15 @@ HOLD_STORE = textwrap.dedent(
     retrieval.load_ner = lambda model=None: lambda text: SimpleNamespace(
         ents=[SimpleNamespace(text=m, label_="PERSON") for m in re.findall(r"[A-Z][a-z]+ [A-Z][a-z]+", text)])
 
+    calls = 0
+
     def slow(messages, params):
+        global calls
+        calls += 1
+        if calls == 2:  # one sample written, the store open: wait here to be killed (120 s at most)
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                time.sleep(0.05)
         time.sleep(0.05)
         return "Ann Smith was a painter [Q1, occupation: painter]."
 
@@ -151,6 +159,7 @@ def test_kg_lookup_works_while_generate_reads_the_store(tmp_path, store_dir):
         r = CliRunner().invoke(cli, ["kg", "lookup", "Ann Smith", "--store", str(store_dir), "--json"])
         assert r.exit_code == 0, r.output
         assert json.loads(r.output.splitlines()[0])["id"] == "Q1"
+        assert p.poll() is None, "generate should have held the store open during the lookup"
     finally:
         p.kill()
         p.wait()
