@@ -354,12 +354,13 @@ def test_killed_driver_resumes_with_nothing_lost_or_answered_twice(tmp_path):
     checkpointed = {o["id"] for line in checkpoint.read_text().splitlines() if line.strip() for o in json.loads(line)["result"]}
     written = [json.loads(l)["id"] for l in (out / "samples.jsonl").read_text().splitlines()]
     assert 3 <= len(checkpointed) < 40 and len(written) < 40, "the driver should have been killed mid-way"
+    print(f"killed with {len(written)} samples written, {len(checkpointed)} checkpointed: {sorted(checkpointed)}")  # -rP: where the kill landed
     asked_before = calls.read_text().split()
     subprocess.run([sys.executable, str(script), str(out), str(calls), "--resume"], env=env, check=True, timeout=240)
     ids = [json.loads(l)["id"] for l in (out / "samples.jsonl").read_text().splitlines()]
     assert ids == [f"s{i:03d}" for i in range(40)]  # none lost, none twice, in the order of the questions
     asked_after = calls.read_text().split()[len(asked_before):]
-    assert not set(asked_after) & checkpointed  # a checkpointed answer is never asked for again
+    assert not set(asked_after) & checkpointed, f"asked again: {sorted(set(asked_after) & checkpointed)}, {len(written)} samples written"  # a checkpointed answer is never asked for again
     assert set(asked_before) | set(asked_after) == set(ids)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["summary"]["n_done"] == 40

@@ -7,8 +7,9 @@ returns one outcome per sample (the record with its ``usage``, or the model call
 finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes in the order of the questions into
 ``samples.jsonl`` / ``errors.jsonl``, with the local loop's rules (three failed calls in a row stop the run, the
 failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local run's. ``--resume`` after a killed
-driver takes the batches of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet and sends only the
-others: nothing is lost, nothing answered twice.
+driver takes the answers of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet (a driver killed
+while writing a batch's samples leaves part of that batch there) and sends only the other samples, in batches cut
+anew: nothing is lost, nothing answered twice.
 
 Evaluation: the answers not in the evaluation's checkpoint (``OUT/.evaluate-answers.jsonl``) go in batches to the
 workers, each an :class:`AnswerWorker` (the judges loaded once, the task's suite built once), which score each answer
