@@ -35,6 +35,24 @@ def _ticks(lo: float, hi: float, n: int = 4) -> list[float]:
     return [lo + i * step for i in range(n + 1)]
 
 
+def _open(kind: str, title: str, width: int, height: int, title_x: float) -> list[str]:
+    """A chart's SVG element (class ``chart <kind>``) and its title, as the opening lines of ``out``."""
+    return [
+        f'<svg class="chart {kind}" role="img" aria-label="{esc(title)}" xmlns="http://www.w3.org/2000/svg" '
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+        f'<text class="chart-title" x="{title_x}" y="18">{esc(title)}</text>',
+    ]
+
+
+def _y_grid(lo: float, hi: float, y: Any, left: float, plot_w: float) -> list[str]:
+    """Horizontal grid lines and their tick labels for a vertical value axis from ``lo`` to ``hi``."""
+    out = []
+    for t in _ticks(lo, hi):
+        out.append(f'<line class="grid" x1="{left}" y1="{y(t):.1f}" x2="{left + plot_w}" y2="{y(t):.1f}"/>')
+        out.append(f'<text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    return out
+
+
 def bar_chart(title: str, rows: Sequence[tuple[str, Mapping[str, Any]]], domain: tuple[float, float] | None) -> str:
     """A horizontal bar per metric with its 95 % CI as a whisker; a metric not computed gets its reason instead."""
     label_w, plot_w, right_w, row_h, top = 170, 290, 56, 28, 30
@@ -53,11 +71,7 @@ def bar_chart(title: str, rows: Sequence[tuple[str, Mapping[str, Any]]], domain:
     def x(v: float) -> float:
         return label_w + (min(max(v, lo), hi) - lo) / (hi - lo) * plot_w
 
-    out = [
-        f'<svg class="chart bar-chart" role="img" aria-label="{esc(title)}" xmlns="http://www.w3.org/2000/svg" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-        f'<text class="chart-title" x="{label_w}" y="18">{esc(title)}</text>',
-    ]
+    out = _open("bar-chart", title, width, height, label_w)
     axis_y = top + row_h * len(rows)
     for t in _ticks(lo, hi):
         out.append(f'<line class="grid" x1="{x(t):.1f}" y1="{top - 4}" x2="{x(t):.1f}" y2="{axis_y}"/>')
@@ -118,14 +132,8 @@ def line_chart(title: str, x_label: str, levels: Sequence[Any], series: Sequence
     def y(v: float) -> float:
         return top + plot_h - (v - lo) / (hi - lo) * plot_h
 
-    out = [
-        f'<svg class="chart line-chart" role="img" aria-label="{esc(title)}" xmlns="http://www.w3.org/2000/svg" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-        f'<text class="chart-title" x="{left}" y="18">{esc(title)}</text>',
-    ]
-    for t in _ticks(lo, hi):
-        out.append(f'<line class="grid" x1="{left}" y1="{y(t):.1f}" x2="{left + plot_w}" y2="{y(t):.1f}"/>')
-        out.append(f'<text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    out = _open("line-chart", title, width, height, left)
+    out += _y_grid(lo, hi, y, left, plot_w)
     out.append(f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}"/>')
     for i, lv in enumerate(levels):
         out.append(f'<text class="tick" x="{x(i):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{esc(fmt_level(lv))}</text>')
@@ -241,14 +249,8 @@ def cost_chart(title: str, x_label: str, y_label: str, points: Sequence[CostPoin
     def y(v: float) -> float:
         return top + plot_h - (min(max(v, lo), hi) - lo) / (hi - lo) * plot_h
 
-    out = [
-        f'<svg class="chart cost-chart" role="img" aria-label="{esc(title)}" xmlns="http://www.w3.org/2000/svg" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-        f'<text class="chart-title" x="{left}" y="18">{esc(title)}</text>',
-    ]
-    for t in _ticks(lo, hi):
-        out.append(f'<line class="grid" x1="{left}" y1="{y(t):.1f}" x2="{left + plot_w}" y2="{y(t):.1f}"/>')
-        out.append(f'<text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    out = _open("cost-chart", title, width, height, left)
+    out += _y_grid(lo, hi, y, left, plot_w)
     for t in x_ticks:
         out.append(f'<line class="grid" x1="{x(t):.1f}" y1="{top}" x2="{x(t):.1f}" y2="{top + plot_h}"/>')
         out.append(f'<text class="tick" x="{x(t):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{_tick_text(t)}</text>')
