@@ -12,6 +12,7 @@ import types
 from typing import Any, Callable, Iterator
 
 from .errors import BackendError, PluginAttributeError, PluginError
+from .types import Completion
 
 #: guards the making of proxy classes (the registries' own lock is registry._lock; this one is never held while taking it)
 _lock = threading.RLock()
@@ -29,10 +30,11 @@ class GuardedCall:
     turned into a :class:`PluginError`: ``"<label> failed: <class>: <message>"``, on one line, of ``kind``.
     ``KeyboardInterrupt`` and ``SystemExit`` (which are no ``Exception``) go through as they are."""
 
-    def __init__(self, method: Callable[..., Any], label: str, kind: str | None = None) -> None:
+    def __init__(self, method: Callable[..., Any], label: str, kind: str | None = None, name: str = "") -> None:
         self.method = method
         self.label = label
         self.kind = kind
+        self.name = name  # the method's name: a model backend's generate and next_token_logprobs have their results checked
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -41,6 +43,9 @@ class GuardedCall:
             raise
         except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line, handled as a failed call
             raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
+        check = RESULT_CHECKS.get((self.kind, self.name))
+        if check is not None:
+            check(self, args, kwargs, result)
         return self._iterated(result) if isinstance(result, types.GeneratorType) else result
 
     def _iterated(self, gen: Iterator[Any]) -> Iterator[Any]:
@@ -54,6 +59,39 @@ class GuardedCall:
 
     def __repr__(self) -> str:
         return f"GuardedCall({self.method!r})"
+
+
+def _one_per_prompt(item: type, unit: str, units: str) -> Callable[[GuardedCall, tuple[Any, ...], dict[str, Any], Any], None]:
+    """A check that a batched model call's result is a list of one ``item`` per prompt (its first argument,
+    ``prompts``); else a :class:`PluginError` as a raising plugin's, saying what came back:
+    ``"backend 'x' (plugin) returned None from generate, expected 2 completions"``."""
+
+    def check(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+        try:
+            n = len(args[0] if args else kwargs["prompts"])
+        except (KeyError, TypeError):
+            return  # called in a way the Protocol does not: nothing to count against
+        if result is None or not isinstance(result, (list, tuple)):
+            got = "None" if result is None else f"a {type(result).__name__}"
+        elif len(result) != n:
+            got = f"a {type(result).__name__} of {len(result)}"
+        else:
+            wrong = next((i for i, x in enumerate(result) if not isinstance(x, item)), None)
+            if wrong is None:
+                return
+            got = f"a {type(result).__name__} with a {type(result[wrong]).__name__} (item {wrong})"
+        raise PluginError(f"{call.label} returned {got} from {call.name}, expected {n} {unit if n == 1 else units}", kind=call.kind)
+
+    return check
+
+
+#: (kind, method) -> the check of what a plugin's guarded call returned. Only model backends' batched calls whose
+#: callers read one result per prompt: a judge's or a scorer's wrong-length result is handled where it is used
+#: (CONNER's "gave 0 scores for 1 pairs", VTG's judge errors), so it is not checked here.
+RESULT_CHECKS = {(kind, method): check for kind in ("backend", "model") for method, check in (
+    ("generate", _one_per_prompt(Completion, "completion", "completions")),
+    ("next_token_logprobs", _one_per_prompt(dict, "dict of log-probabilities", "dicts of log-probabilities")),
+)}  # fmt: skip
 
 
 def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | None = None) -> Any:
@@ -73,7 +111,7 @@ def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | N
         return obj
     try:
         for name in todo:
-            object.__setattr__(obj, name, GuardedCall(getattr(obj, name), label, kind))
+            object.__setattr__(obj, name, GuardedCall(getattr(obj, name), label, kind, name))
     except (AttributeError, TypeError):
         for name in todo:  # some were set before the object refused one: take them back, the proxy guards them
             if isinstance(vars(obj).get(name) if hasattr(obj, "__dict__") else None, GuardedCall):
@@ -91,7 +129,7 @@ def rebind_guards(obj: Any) -> Any:
         if isinstance(call, GuardedCall) and getattr(call.method, "__self__", obj) is not obj:
             function = getattr(type(obj), name, None)
             if callable(function):
-                object.__setattr__(obj, name, GuardedCall(function.__get__(obj, type(obj)), call.label, call.kind))
+                object.__setattr__(obj, name, GuardedCall(function.__get__(obj, type(obj)), call.label, call.kind, name))
     return obj
 
 
@@ -157,7 +195,7 @@ class GuardedProxy:
     def __init__(self, target: Any, methods: tuple[str, ...], label: str, kind: str | None) -> None:
         object.__setattr__(self, "_vericite_target", target)
         object.__setattr__(self, "_vericite_guard", (methods, label, kind))
-        object.__setattr__(self, "_vericite_calls", {n: GuardedCall(getattr(target, n), label, kind) for n in methods})
+        object.__setattr__(self, "_vericite_calls", {n: GuardedCall(getattr(target, n), label, kind, n) for n in methods})
 
     def __getattr__(self, name: str) -> Any:  # only names the proxy's class does not have
         if name.startswith("_vericite_"):

@@ -1,0 +1,67 @@
+"""A plugin model backend whose ``generate`` returns garbage (``None``, something not a list, a list of the wrong
+length, items that are not a ``Completion``) is the plugin's failure as a raising one is, never a traceback:
+``vericite generate`` records that question as failed (``errors.jsonl``, counted, ``--resume`` asks it again),
+with one line naming the plugin, the method and what came back. The same plugin returning one ``Completion`` per
+prompt answers every question. The plugins are registered as in ``test_plugin_kinds_failures.py``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.test_plugin_kinds_failures import errors_of, invoke, one_line, plugin, questions  # noqa: F401  (plugin: a fixture)
+from vericite import registry
+from vericite.models.fake import FakeBackend
+
+#: what the plugin returns for the question about Byron, and the line its failure reads
+GARBAGE = {
+    "None": (lambda good: None, "returned None from generate, expected 1 completion"),
+    "too many": (lambda good: good + good, "returned a list of 2 from generate, expected 1 completion"),
+    "empty": (lambda good: [], "returned a list of 0 from generate, expected 1 completion"),
+    "strings": (lambda good: [c.text for c in good], "returned a list with a str (item 0) from generate, expected 1 completion"),
+}
+
+
+class GarbageLM(FakeBackend):
+    """A plugin backend that answers, except that while ``returning`` is set its ``generate`` returns
+    ``returning(the right completions)`` for a prompt about Byron."""
+
+    returning = None
+
+    def __init__(self) -> None:
+        super().__init__("garbage-lm")
+
+    def generate(self, prompts, params):
+        good = super().generate(prompts, params)
+        if GarbageLM.returning is not None and any("Byron born" in str(p) for p in prompts):
+            return GarbageLM.returning(good)
+        return good
+
+
+@pytest.mark.parametrize("case", list(GARBAGE))
+def test_generate_with_a_plugin_backend_returning_garbage_fails_that_question_in_one_line_and_resumes(tmp_path, plugin, case):
+    GarbageLM.returning, said = GARBAGE[case]
+    line = f"backend 'garbage-lm' (plugin) {said}"
+    plugin(registry.backends, "garbage-lm", GarbageLM)
+    out = tmp_path / "g"
+    args = ["generate", "--method", "fake", "--model", "garbage-lm", "--dataset", str(questions(tmp_path)), "--out", str(out), "-q", "--no-cache"]
+    r = invoke(args)
+    assert one_line(r, 1) == (f"error: run incomplete: the model call failed for 1 of 2 questions (--max-failures 0); last error: {line}; "
+                              "the failures are in errors.jsonl, rerun with --resume to retry them"), r.output
+    assert errors_of(out) == [line] and len((out / "samples.jsonl").read_text().splitlines()) == 1
+    assert json.loads((out / "manifest.json").read_text())["summary"]["failed_calls"] == 1
+    GarbageLM.returning = None  # the plugin fixed: the question is asked again
+    r = invoke([*args, "--resume"])
+    assert r.exit_code == 0 and r.exception is None, r.output
+    assert len((out / "samples.jsonl").read_text().splitlines()) == 2
+
+
+def test_generate_with_the_same_plugin_backend_answering_well_answers_every_question(tmp_path, plugin):
+    GarbageLM.returning = None
+    plugin(registry.backends, "garbage-lm", GarbageLM)
+    out = tmp_path / "g"
+    r = invoke(["generate", "--method", "fake", "--model", "garbage-lm", "--dataset", str(questions(tmp_path)), "--out", str(out), "-q", "--no-cache"])
+    assert r.exit_code == 0 and r.exception is None and "error" not in r.output, r.output
+    assert not (out / "errors.jsonl").exists() or not (out / "errors.jsonl").read_text().strip()
+    assert len((out / "samples.jsonl").read_text().splitlines()) == 2
