@@ -1,7 +1,7 @@
 """Guarding a plugin's calls (split out of registry.py, which had grown past what a reader holds): a plugin's
 method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
 kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate`` or
-``next_token_logprobs`` returning other than one result per prompt (``RESULT_CHECKS``); objects that take no attribute (``__slots__``, classes)
+next-token scoring returning other than one result per prompt (``RESULT_CHECKS``); objects that take no attribute (``__slots__``, classes)
 are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class computes an attribute when it
 is read (a property): the proxy guards those reads too (``"<label> failed reading 'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds;
 vericite's own entries are never guarded (``registry.mark_builtins``)."""
@@ -13,7 +13,7 @@ import types
 from typing import Any, Callable, Iterator
 
 from .errors import BackendError, PluginAttributeError, PluginError
-from .types import Completion
+from .types import Completion, Usage
 
 #: guards the making of proxy classes (the registries' own lock is registry._lock; this one is never held while taking it)
 _lock = threading.RLock()
@@ -62,9 +62,9 @@ class GuardedCall:
         return f"GuardedCall({self.method!r})"
 
 
-def _one_per_prompt(item: type, unit: str, units: str) -> Callable[[GuardedCall, tuple[Any, ...], dict[str, Any], Any], None]:
-    """A check that a batched model call's result is a list of one ``item`` per prompt (its first argument,
-    ``prompts``); else a :class:`PluginError` as a raising plugin's, saying what came back:
+def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str) -> Callable[[GuardedCall, tuple[Any, ...], dict[str, Any], Any], None]:
+    """A check that a batched model call's result is a list of one item per prompt (its first argument,
+    ``prompts``), each ``ok``; else a :class:`PluginError` as a raising plugin's, saying what came back:
     ``"backend 'x' (plugin) returned None from generate, expected 2 completions"``."""
 
     def check(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
@@ -77,7 +77,7 @@ def _one_per_prompt(item: type, unit: str, units: str) -> Callable[[GuardedCall,
         elif len(result) != n:
             got = f"a {type(result).__name__} of {len(result)}"
         else:
-            wrong = next((i for i, x in enumerate(result) if not isinstance(x, item)), None)
+            wrong = next((i for i, x in enumerate(result) if not ok(x)), None)
             if wrong is None:
                 return
             got = f"a {type(result).__name__} with a {type(result[wrong]).__name__} (item {wrong})"
@@ -86,12 +86,20 @@ def _one_per_prompt(item: type, unit: str, units: str) -> Callable[[GuardedCall,
     return check
 
 
+def _row(x: Any) -> bool:
+    return x is None or isinstance(x, dict)
+
+
 #: (kind, method) -> the check of what a plugin's guarded call returned. Only model backends' batched calls whose
 #: callers read one result per prompt: a judge's or a scorer's wrong-length result is handled where it is used
 #: (CONNER's "gave 0 scores for 1 pairs", VTG's judge errors), so it is not checked here.
 RESULT_CHECKS = {(kind, method): check for kind in ("backend", "model") for method, check in (
-    ("generate", _one_per_prompt(Completion, "completion", "completions")),
-    ("next_token_logprobs", _one_per_prompt(dict, "dict of log-probabilities", "dicts of log-probabilities")),
+    ("generate", _one_per_prompt(lambda x: isinstance(x, Completion), "completion", "completions")),
+    # a None row is read as no log-probabilities by the judges (``dict(r or {})``): an unparseable judgement
+    ("next_token_logprobs", _one_per_prompt(_row, "dict of log-probabilities", "dicts of log-probabilities")),
+    ("next_token_logprobs_usage", _one_per_prompt(
+        lambda x: isinstance(x, (tuple, list)) and len(x) == 2 and _row(x[0]) and isinstance(x[1], (Usage, type(None))),
+        "(log-probabilities, usage) pair", "(log-probabilities, usage) pairs")),
 )}  # fmt: skip
 
 

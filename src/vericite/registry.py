@@ -31,7 +31,7 @@ registry names ``guarded`` wrapped (model backends and models: every model call,
 judges: ``judge``; metrics: ``compute``, ``score_answers``; retrievers: ``retrieve``; ... each registry below), so
 that an exception other than a :class:`~vericite.errors.BackendError` raised in them becomes a
 :class:`~vericite.errors.PluginError` (a ``BackendError``) naming the plugin, the exception's class and message,
-with the registry's ``kind``; a model backend's ``generate`` or ``next_token_logprobs`` that returns something
+with the registry's ``kind``; a model backend's ``generate`` or next-token scoring that returns something
 other than one result per prompt gives one too (``guard.RESULT_CHECKS``). A plugin's factory that raises something other than a ``VericiteError`` gives one
 too (``... cannot be built: <class>: <message>``). Where a model that cannot answer is handled (a question that
 fails goes to ``errors.jsonl`` and the run goes on, three in a row stop it; else one line and exit 2), a plugin's

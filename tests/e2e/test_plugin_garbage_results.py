@@ -65,3 +65,41 @@ def test_generate_with_the_same_plugin_backend_answering_well_answers_every_ques
     assert r.exit_code == 0 and r.exception is None and "error" not in r.output, r.output
     assert not (out / "errors.jsonl").exists() or not (out / "errors.jsonl").read_text().strip()
     assert len((out / "samples.jsonl").read_text().splitlines()) == 2
+
+
+#: what the plugin's next-token scoring returns for one judge prompt, and what its line says came back
+SCORES = {
+    "None": (lambda good: None, "None"),
+    "empty": (lambda good: [], "a list of 0"),
+    "not pairs": (lambda good: [row for row, usage in good], "a list with a dict (item 0)"),
+}
+
+
+class GarbageScorer(FakeBackend):
+    """A plugin backend whose next-token scoring (what an ``llm:`` judge reads) returns ``returning(the right
+    rows)`` while it is set."""
+
+    returning = None
+
+    def __init__(self) -> None:
+        super().__init__("garbage-scorer")
+
+    def next_token_logprobs_usage(self, prompts, candidates):
+        good = super().next_token_logprobs_usage(prompts, candidates)
+        return good if GarbageScorer.returning is None else GarbageScorer.returning(good)
+
+
+@pytest.mark.parametrize("case", list(SCORES))
+def test_evaluate_with_an_llm_judge_on_a_plugin_backend_returning_garbage_ends_in_one_line_and_caches_none_of_it(tmp_path, plugin, monkeypatch, case):
+    from tests.e2e.test_plugin_kinds_failures import kalma_lines
+
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))  # the call cache on: garbage must not be kept in it
+    GarbageScorer.returning, got = SCORES[case]
+    plugin(registry.backends, "garbage-scorer", GarbageScorer)
+    args = ["evaluate", "-i", str(kalma_lines(tmp_path)), "-q", "--judge", "llm:garbage-scorer"]
+    r = invoke([*args, "-o", str(tmp_path / "ev")])
+    assert one_line(r) == f"error: backend 'garbage-scorer' (plugin) returned {got} from next_token_logprobs_usage, expected 1 (log-probabilities, usage) pair"
+    GarbageScorer.returning = None
+    r = invoke([*args, "-o", str(tmp_path / "ev2")])
+    assert r.exit_code == 0 and r.exception is None, r.output
+    assert "unparseable judgements 0" in " ".join(r.output.split()), r.output

@@ -1,5 +1,6 @@
 """What a plugin model backend's batched calls return is checked by its guard (``guard.RESULT_CHECKS``):
-``generate`` gives one ``Completion`` per prompt and ``next_token_logprobs`` one dict per prompt, else the call
+``generate`` gives one ``Completion`` per prompt, ``next_token_logprobs`` one dict (or None) per prompt and
+``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, else the call
 fails with a ``PluginError`` of the backend's kind naming the plugin, the method and what came back, as a raising
 plugin's call does. Judges' and pair scorers' results are not checked here (CONNER and VTG handle a wrong-length
 result where they use it). The fake backend has no property, so it is guarded in place (the e2e tests'
@@ -14,7 +15,7 @@ from vericite.errors import PluginError
 from vericite.fakes.judges import KeywordJudge
 from vericite.fakes.scoring import FakePairScorer
 from vericite.guard import GuardedProxy
-from vericite.types import Completion, GenParams, JudgePair, ModelIdentity
+from vericite.types import Completion, GenParams, JudgePair, ModelIdentity, Usage
 
 PROMPTS = [[{"role": "user", "content": "one"}], [{"role": "user", "content": "two"}]]
 
@@ -35,6 +36,9 @@ class Plain:
         return [[] for _ in texts]
 
     def next_token_logprobs(self, prompts, candidates):
+        return self.scores
+
+    def next_token_logprobs_usage(self, prompts, candidates):
         return self.scores
 
 
@@ -77,6 +81,19 @@ def test_a_plugin_backends_next_token_logprobs_gives_one_dict_per_prompt(backend
         backend.next_token_logprobs(PROMPTS, ["Yes", "No"])
     backend.scores = good = [{"Yes": -0.1}, {"Yes": -0.2}]
     assert backend.next_token_logprobs(PROMPTS, ["Yes", "No"]) is good
+    backend.scores = good = [None, {"Yes": -0.2}]  # a prompt without log-probabilities: the judges read none
+    assert backend.next_token_logprobs(PROMPTS, ["Yes", "No"]) is good
+
+
+def test_a_plugin_backends_next_token_logprobs_usage_gives_one_pair_per_prompt(backend):
+    for garbage, got in [([{"Yes": -0.1}, {"Yes": -0.2}], "a list with a dict (item 0)"), ([({"Yes": -0.1}, Usage(3, 1, 1))], "a list of 1"),
+                         ([({"Yes": -0.1}, None), ({"Yes": -0.2}, 3)], "a list with a tuple (item 1)")]:  # fmt: skip
+        backend.scores = garbage
+        with pytest.raises(PluginError) as e:
+            backend.next_token_logprobs_usage(PROMPTS, ["Yes"])
+        assert str(e.value) == f"backend 'plain' (plugin) returned {got} from next_token_logprobs_usage, expected 2 (log-probabilities, usage) pairs"
+    backend.scores = good = [({"Yes": -0.1}, Usage(3, 1, 1)), (None, None)]
+    assert backend.next_token_logprobs_usage(PROMPTS, ["Yes"]) is good
 
 
 class ShortJudge(KeywordJudge):
