@@ -1,10 +1,11 @@
 """Guarding a plugin's calls (split out of registry.py, which had grown past what a reader holds): a plugin's
 method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
-kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate`` or
-next-token scoring returning other than one result per prompt (``RESULT_CHECKS``); objects that take no attribute (``__slots__``, classes)
-are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class computes an attribute when it
-is read (a property): the proxy guards those reads too (``"<label> failed reading 'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds;
-vericite's own entries are never guarded (``registry.mark_builtins``)."""
+kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate`` or next-token
+scoring that returns other than one result per prompt (``RESULT_CHECKS``); objects that take no attribute
+(``__slots__``, classes) are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class
+computes an attribute when it is read (a property): the proxy guards those reads too (``"<label> failed reading
+'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds; vericite's own
+entries are never guarded (``registry.mark_builtins``)."""
 
 from __future__ import annotations
 
