@@ -188,6 +188,7 @@ def test_a_registered_name_and_llamacpp_of_its_file_share_one_instance(monkeypat
     spec = ModelSpec("tiny-model", "llamacpp", "tiny.gguf", hashlib.sha256(gguf.read_bytes()).hexdigest(), gguf.stat().st_size, "package", package="x")
     monkeypatch.setattr(provision, "_package_dir", lambda _pkg: folder)
     monkeypatch.setitem(registry.models._entries, "tiny-model", spec)
+    monkeypatch.setattr(registry.models, "_builtin", {*registry.models._builtin, "tiny-model"})  # a built-in's spec: not guarded as a plugin's
     monkeypatch.setattr(llamacpp, "LlamaCppBackend", Dummy)
     link = tmp_path / "link.gguf"
     link.symlink_to(gguf)
