@@ -46,7 +46,7 @@ def first_text(backend: Any, messages: Any, params: GenParams) -> str:
 
 #: a sentence that speaks of the prompt's own words rather than the question ("The answer so far already answers
 #: the question completely. End.", the embedded Qwen's reply to ``vtg-sentence@3``): the model declining to go on
-PROMPT_ECHO = re.compile(r"\b(?:the )?answer so far\b|\bwrite only\b", re.IGNORECASE)
+PROMPT_ECHO = re.compile(r"\banswer so far\b", re.IGNORECASE)
 
 
 def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
