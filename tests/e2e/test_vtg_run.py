@@ -15,7 +15,7 @@ from vericite.bench.experiments.vtg import EXPERIMENTS
 from vericite.cli.main import cli
 from vericite.runs.runner import load_run_config
 
-from tests.support.vtg import DOCS, script_model  # noqa: F401  (a fixture)
+from tests.support.vtg import DOCS, script_model, vtg_experiment_config  # noqa: F401  (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = [{"question": "Which cities are capitals?", "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}]
@@ -45,15 +45,7 @@ def test_methods_levels_give_the_baselines_their_options():
 
 
 def test_run_the_ablation_experiment(tmp_path, script_model):
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    cfg = tmp_path / "vtg.yaml"
-    cfg.write_text(
-        f"name: t\ndataset: {data}\nmodel: {script_model}\nmethod: vtg\n"
-        "method_args: {k: 2, docs_per_query: 1, trials: 1, verifier_judge: fake}\n"
-        "task: alce\njudge: fake\nresamples: 20\nexperiment: vtg-ablation\nlevels: [0, 2]\n",
-        encoding="utf-8",
-    )
+    cfg = vtg_experiment_config(tmp_path, ITEMS, script_model, "vtg-ablation", "levels: [0, 2]\n")
     r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
     assert r.exit_code == 0, r.output
     outputs = {}

@@ -17,7 +17,7 @@ from vericite import registry
 from vericite.cli.main import cli
 from vericite.models.fake import FakeBackend, last_user_message
 
-from tests.support.vtg import DOCS, scripted
+from tests.support.vtg import DOCS, scripted, vtg_experiment_config
 
 ITEMS = [
     {"question": "Which cities are capitals?", "answer": "Paris and Rome.", "claims": ["Paris is a capital."],
@@ -39,15 +39,7 @@ def methods_run(tmp_path):
         return "Paris is the capital of France [1]."
 
     registry.backends.register("vtg-and-alce", lambda arg, *, ctx, **o: FakeBackend("vtg-and-alce", replies=reply), replace=True)
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    cfg = tmp_path / "vtg-methods.yaml"
-    cfg.write_text(
-        f"name: t\ndataset: {data}\nmodel: vtg-and-alce\nmethod: vtg\n"
-        "method_args: {k: 2, docs_per_query: 1, trials: 1, verifier_judge: fake}\n"
-        "task: alce\njudge: fake\nresamples: 20\nexperiment: vtg-methods\n",
-        encoding="utf-8",
-    )
+    cfg = vtg_experiment_config(tmp_path, ITEMS, "vtg-and-alce", "vtg-methods")
     out = tmp_path / "run"
     r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(out), "--no-cache", "-q"])
     assert r.exit_code == 0, r.output

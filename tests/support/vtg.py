@@ -4,7 +4,9 @@ supported when every word of the claim is in the evidence) verifies."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pytest
@@ -71,3 +73,18 @@ def script_model():
     registry.backends.register("vtg-script", factory, replace=True)
     yield "vtg-script"
     registry.backends.unregister("vtg-script")
+
+
+def vtg_experiment_config(tmp_path: Path, items: Sequence[Mapping[str, Any]], model: str, experiment: str, extra: str = "") -> Path:
+    """``items`` written as an ALCE-format file and a ``vericite run`` config over it: VTG (k 2, N 1, T 1, the fake
+    judge for the verifiers and the evaluation) under ``experiment``; ``extra``: more YAML lines (e.g. levels)."""
+    data = tmp_path / "eli5_eval.json"
+    data.write_text(json.dumps(list(items)), encoding="utf-8")
+    cfg = tmp_path / "vtg.yaml"
+    cfg.write_text(
+        f"name: t\ndataset: {data}\nmodel: {model}\nmethod: vtg\n"
+        "method_args: {k: 2, docs_per_query: 1, trials: 1, verifier_judge: fake}\n"
+        f"task: alce\njudge: fake\nresamples: 20\nexperiment: {experiment}\n{extra}",
+        encoding="utf-8",
+    )
+    return cfg

@@ -148,6 +148,11 @@ def _first_curve_metric(exp: Mapping[str, Any], level_metrics: Sequence[Mapping[
     return groups[0][1][0] if groups else None
 
 
+def _no_figure(experiment: str, why: str) -> str:
+    """The one-line note that takes the place of an experiment's figure."""
+    return f'<div class="experiment" data-token-figure="{esc(experiment)}"><h3>{esc(experiment)}</h3><p class="warn">no token figure: {esc(why)}</p></div>'
+
+
 def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> str:
     """The figure of each experiment of a ``vericite run`` folder that declares one (its entry's ``token_figure``:
     the metric; VTG's experiments, whose levels answer the same questions), as HTML; "" when there is none. A
@@ -162,7 +167,7 @@ def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> s
         bad = [r.get("level") for r in rows if not _folder_name(r.get("level"))]
         if not rows or bad:
             why = f"level {str(bad[0])!r} is not a level folder's name" if bad else "no level"
-            parts.append(f'<div class="experiment" data-token-figure="{esc(ename)}"><h3>{esc(ename)}</h3><p class="warn">no token figure: {esc(why)}</p></div>')
+            parts.append(_no_figure(ename, why))
             continue
         level_metrics = [r.get("metrics") if isinstance(r.get("metrics"), Mapping) else {} for r in rows]
         chosen = metric if any(metric in m for m in level_metrics) else _first_curve_metric(exp, level_metrics) or metric
@@ -170,7 +175,7 @@ def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> s
         try:
             fig = token_figure(runs, chosen, title=f"{ename}: tokens per question against {chosen}")
         except DataError as e:
-            parts.append(f'<div class="experiment" data-token-figure="{esc(ename)}"><h3>{esc(ename)}</h3><p class="warn">no token figure: {esc(e)}</p></div>')
+            parts.append(_no_figure(ename, str(e)))
             continue
         parts.append(
             f'<div class="experiment" data-token-figure="{esc(ename)}"><h3>{esc(ename)} <span class="muted">(VTG Figure 4: tokens against '

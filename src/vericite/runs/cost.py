@@ -73,15 +73,21 @@ def judge_usage(r: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _judge_totals(recs: Sequence[Mapping[str, Any]]) -> tuple[int, int, int]:
+    """The judge's calls, tokens (prompt + completion) and calls of unknown tokens over these answers."""
+    used = [judge_usage(r) or {} for r in recs]
+    calls = sum(_int(u.get("calls")) for u in used)
+    t = sum(_int(u.get("prompt_tokens")) + _int(u.get("completion_tokens")) for u in used)
+    return calls, t, sum(_int(u.get("uncounted_calls")) for u in used)
+
+
 def judge_unrecorded(recs: Sequence[Mapping[str, Any]]) -> str:
     """Why these answers' totals leave the judge's tokens out ("" when they do not): RERANK's records without
     ``judge_usage`` (written before it; ``null`` is a judge that calls no model: nothing left out), or judge calls
     with no tokens."""
     if any(isinstance(r.get("rerank"), dict) and "judge_usage" not in r["rerank"] for r in recs):  # null: a judge of no model
         return "the judge's tokens are not recorded (a run written before judges reported tokens): its totals leave them out"
-    used = [judge_usage(r) for r in recs]
-    calls = sum(_int((u or {}).get("calls")) for u in used)
-    t = sum(_int((u or {}).get("prompt_tokens")) + _int((u or {}).get("completion_tokens")) for u in used)
+    calls, t, _ = _judge_totals(recs)
     if calls and not t:
         return f"{calls} judge calls with no tokens recorded (a run written before judges reported tokens): its totals leave them out"
     return ""
@@ -92,13 +98,10 @@ def judge_note(name: str, recs: Sequence[Mapping[str, Any]]) -> str:
     why = judge_unrecorded(recs)
     if why:
         return f"{name}: {why}"
-    used = [judge_usage(r) for r in recs]
-    if all(u is None for u in used):
+    if all(judge_usage(r) is None for r in recs):
         return ""
-    calls = sum(_int((u or {}).get("calls")) for u in used)
-    t = sum(_int((u or {}).get("prompt_tokens")) + _int((u or {}).get("completion_tokens")) for u in used)
+    calls, t, unknown = _judge_totals(recs)
     whole = sum(tokens(r) for r in recs) or 1
-    unknown = sum(_int((u or {}).get("uncounted_calls")) for u in used)
     return f"{name}: judge {t:,} tokens in {calls} calls ({t / len(recs):,.0f} per question, {t / whole:.0%} of its tokens)" + (
         f"; {unknown} judge calls of unknown tokens (a lower bound)" if unknown else "")
 
