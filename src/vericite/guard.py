@@ -1,7 +1,8 @@
 """Guarding a plugin's calls (split out of registry.py, which had grown past what a reader holds): a plugin's
 method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
-kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate`` or next-token
-scoring that returns other than one result per prompt (``RESULT_CHECKS``); objects that take no attribute
+kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate``, next-token or
+text scoring that returns other than one well-shaped result per input, or ``tokenize`` other than token ids
+(``RESULT_CHECKS``: checked before the call cache stores it); objects that take no attribute
 (``__slots__``, classes) are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class
 computes an attribute when it is read (a property): the proxy guards those reads too (``"<label> failed reading
 'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds; vericite's own
@@ -63,44 +64,98 @@ class GuardedCall:
         return f"GuardedCall({self.method!r})"
 
 
-def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str) -> Callable[[GuardedCall, tuple[Any, ...], dict[str, Any], Any], None]:
-    """A check that a batched model call's result is a list of one item per prompt (its first argument,
-    ``prompts``), each ``ok``; else a :class:`PluginError` as a raising plugin's, saying what came back:
-    ``"backend 'x' (plugin) returned None from generate, expected 2 completions"``."""
+def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str, arg: str = "prompts", inner: Callable[[Any], str | None] | None = None) -> Callable[[GuardedCall, tuple[Any, ...], dict[str, Any], Any], None]:
+    """A check that a batched model call's result is a list of one item per input (its first argument, ``arg``:
+    ``prompts``, ``texts``, ``pairs``), each ``ok``; else a :class:`PluginError` as a raising plugin's, saying
+    what came back: ``"backend 'x' (plugin) returned None from generate, expected 2 completions"``. ``inner``:
+    what is wrong inside an item that is not ``ok`` (``"a list holding a str (3)"``), when it is a list."""
 
     def check(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
         try:
-            n = len(args[0] if args else kwargs["prompts"])
+            n = len(args[0] if args else kwargs[arg])
         except (KeyError, TypeError):
             return  # called in a way the Protocol does not: nothing to count against
         if result is None or not isinstance(result, (list, tuple)):
-            got = "None" if result is None else f"a {type(result).__name__}"
+            got = _a(result)
         elif len(result) != n:
             got = f"a {type(result).__name__} of {len(result)}"
         else:
             wrong = next((i for i, x in enumerate(result) if not ok(x)), None)
             if wrong is None:
                 return
-            got = f"a {type(result).__name__} with a {type(result[wrong]).__name__} (item {wrong})"
+            item = result[wrong]
+            said = inner(item) if inner is not None and isinstance(item, (list, tuple)) else None
+            got = f"a {type(result).__name__} with {said or _a(item)} (item {wrong})"
         raise PluginError(f"{call.label} returned {got} from {call.name}, expected {n} {unit if n == 1 else units}", kind=call.kind)
 
     return check
+
+
+def _a(x: Any) -> str:
+    """What a value is, in a message: ``None``, ``a str``."""
+    return "None" if x is None else f"a {type(x).__name__}"
 
 
 def _row(x: Any) -> bool:
     return x is None or isinstance(x, dict)
 
 
-#: (kind, method) -> the check of what a plugin's guarded call returned. Only model backends' batched calls whose
-#: callers read one result per prompt: a judge's or a scorer's wrong-length result is handled where it is used
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _token_id(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _span(x: Any) -> bool:
+    """A token's ``(start, end, log-probability)``."""
+    return isinstance(x, (list, tuple)) and len(x) == 3 and _token_id(x[0]) and _token_id(x[1]) and _number(x[2])
+
+
+def _all(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """A list (or tuple) whose every element is ``ok``."""
+    return lambda x: isinstance(x, (list, tuple)) and all(ok(v) for v in x)
+
+
+def _holding(ok: Callable[[Any], bool]) -> Callable[[Any], str | None]:
+    """For a list with an element not ``ok``: ``"a list holding a str (3)"`` (the element's index)."""
+
+    def said(x: Any) -> str | None:
+        wrong = next((i for i, v in enumerate(x) if not ok(v)), None)
+        return None if wrong is None else f"a {type(x).__name__} holding {_a(x[wrong])} ({wrong})"
+
+    return said
+
+
+def _token_ids(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+    """``tokenize(text)``: a list of token ids (ints)."""
+    if isinstance(result, (list, tuple)):
+        wrong = next((i for i, v in enumerate(result) if not _token_id(v)), None)
+        if wrong is None:
+            return
+        got = f"a {type(result).__name__} with {_a(result[wrong])} (item {wrong})"
+    else:
+        got = _a(result)
+    raise PluginError(f"{call.label} returned {got} from {call.name}, expected a list of token ids", kind=call.kind)
+
+
+#: (kind, method) -> the check of what a plugin's guarded call returned. Only model backends' calls whose callers
+#: read one result per input (and ``tokenize``), each checked before the call cache (``models/cache.py``, which
+#: wraps the guarded backend) stores it: a judge's or a scorer's wrong-length result is handled where it is used
 #: (CONNER's "gave 0 scores for 1 pairs", VTG's judge errors), so it is not checked here.
 RESULT_CHECKS = {(kind, method): check for kind in ("backend", "model") for method, check in (
     ("generate", _one_per_prompt(lambda x: isinstance(x, Completion), "completion", "completions")),
-    # a None row is read as no log-probabilities by the judges (``dict(r or {})``): an unparseable judgement
+    # a None row is read as no log-probabilities by the judges (``dict(r or {})``) and G-Eval: an unparseable judgement
     ("next_token_logprobs", _one_per_prompt(_row, "dict of log-probabilities", "dicts of log-probabilities")),
     ("next_token_logprobs_usage", _one_per_prompt(
         lambda x: isinstance(x, (tuple, list)) and len(x) == 2 and _row(x[0]) and isinstance(x[1], (Usage, type(None))),
         "(log-probabilities, usage) pair", "(log-probabilities, usage) pairs")),
+    ("logprobs", _one_per_prompt(_all(_number), "list of log-probabilities", "lists of log-probabilities", "texts", _holding(_number))),
+    ("continuation_logprobs", _one_per_prompt(_all(_number), "list of log-probabilities", "lists of log-probabilities", "pairs", _holding(_number))),
+    ("continuation_token_spans", _one_per_prompt(_all(_span), "list of (start, end, log-probability) triples",
+                                                 "lists of (start, end, log-probability) triples", "pairs", _holding(_span))),
+    ("tokenize", _token_ids),
 )}  # fmt: skip
 
 

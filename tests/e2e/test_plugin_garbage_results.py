@@ -2,7 +2,9 @@
 length, items that are not a ``Completion``) is the plugin's failure as a raising one is, never a traceback:
 ``vericite generate`` records that question as failed (``errors.jsonl``, counted, ``--resume`` asks it again),
 with one line naming the plugin, the method and what came back. The same plugin returning one ``Completion`` per
-prompt answers every question. The plugins are registered as in ``test_plugin_kinds_failures.py``."""
+prompt answers every question. So does a plugin's next-token scoring under an ``llm:`` judge, and its text scoring
+under CONNER's ``--lm`` (``continuation_token_spans``, ``continuation_logprobs``): ``vericite evaluate`` ends in one
+line, and the call cache keeps none of the garbage. The plugins are registered as in ``test_plugin_kinds_failures.py``."""
 
 from __future__ import annotations
 
@@ -103,3 +105,60 @@ def test_evaluate_with_an_llm_judge_on_a_plugin_backend_returning_garbage_ends_i
     r = invoke([*args, "-o", str(tmp_path / "ev2")])
     assert r.exit_code == 0 and r.exception is None, r.output
     assert "unparseable judgements 0" in " ".join(r.output.split()), r.output
+
+
+#: the plugin LM's scoring method CONNER calls (its sentence coherence: one text a call; its paragraph, informativeness
+#: and helpfulness measures: every text in one call), what it returns while broken, what its line says came back
+TEXT_SCORES = {
+    "spans None": ("continuation_token_spans", lambda good: None, "None from continuation_token_spans, expected 1 list of (start, end, log-probability) triples"),
+    "spans short": ("continuation_token_spans", lambda good: good[:-1], "a list of 0 from continuation_token_spans, expected 1 list of (start, end, log-probability) triples"),
+    "spans as floats": ("continuation_token_spans", lambda good: [[lp for _, _, lp in row] for row in good],
+                        "a list with a list holding a float (0) (item 0) from continuation_token_spans, expected 1 list of (start, end, log-probability) triples"),
+    "continuation None rows": ("continuation_logprobs", lambda good: [None for _ in good], "a list with None (item 0) from continuation_logprobs, expected {n} lists of log-probabilities"),
+    "continuation strings": ("continuation_logprobs", lambda good: [[str(lp) for lp in row] for row in good],
+                             "a list with a list holding a str (0) (item 0) from continuation_logprobs, expected {n} lists of log-probabilities"),
+}  # fmt: skip
+
+
+class GarbageTextLM(FakeBackend):
+    """A plugin causal LM (CONNER's ``--lm``) whose ``broken`` scoring method returns ``returning(the right rows)``
+    while ``returning`` is set."""
+
+    broken = ""
+    returning = None
+    pairs: list = []  # what continuation_logprobs was asked last
+
+    def __init__(self) -> None:
+        super().__init__("garbage-text-lm")
+
+    def continuation_token_spans(self, pairs):
+        good = super().continuation_token_spans(pairs)
+        return GarbageTextLM.returning(good) if GarbageTextLM.broken == "continuation_token_spans" and GarbageTextLM.returning else good
+
+    def continuation_logprobs(self, pairs):
+        GarbageTextLM.pairs = list(pairs)
+        good = super().continuation_logprobs(pairs)
+        return GarbageTextLM.returning(good) if GarbageTextLM.broken == "continuation_logprobs" and GarbageTextLM.returning else good
+
+
+@pytest.mark.parametrize("case", list(TEXT_SCORES))
+def test_evaluate_with_a_plugin_lm_returning_garbage_scores_ends_in_one_line_and_caches_none_of_it(tmp_path, plugin, monkeypatch, case):
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))  # the call cache on: garbage must not be kept in it
+    method, returning, said = TEXT_SCORES[case]
+    GarbageTextLM.broken, GarbageTextLM.returning = method, returning
+    plugin(registry.backends, "garbage-text-lm", GarbageTextLM)
+    p = tmp_path / "k.jsonl"
+    p.write_text(json.dumps({"id": "a", "query": "Who wrote Hamlet?", "knowledge": "Hamlet was written by Shakespeare. He wrote it in 1600.",
+                             "answer": "Shakespeare"}) + "\n", encoding="utf-8")  # fmt: skip
+    args = ["evaluate", "--task", "conner", "-i", str(p), "--judge", "fake-3way", "--lm", "garbage-text-lm", "--relevance-model", "none", "-q"]
+    r = invoke([*args, "-o", str(tmp_path / "ev")])
+    n = len(GarbageTextLM.pairs)  # the pairs of its one call
+    assert one_line(r) == f"error: backend 'garbage-text-lm' (plugin) returned {said.format(n=n)}"
+    GarbageTextLM.returning = None  # the plugin fixed: what it gives now is scored, nothing of the garbage read back
+    r = invoke([*args, "-o", str(tmp_path / "ev2")])
+    assert r.exit_code == 0 and r.exception is None, r.output
+    fresh = json.loads((tmp_path / "ev2" / "results.json").read_text())["metrics"]
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache2"))
+    r = invoke([*args, "-o", str(tmp_path / "ev3")])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "ev3" / "results.json").read_text())["metrics"] == fresh  # the cached answers are the plugin's good ones

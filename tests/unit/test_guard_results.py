@@ -1,9 +1,11 @@
 """What a plugin model backend's batched calls return is checked by its guard (``guard.RESULT_CHECKS``):
 ``generate`` gives one ``Completion`` per prompt, ``next_token_logprobs`` one dict (or None) per prompt and
-``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, else the call
+``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, ``logprobs`` and
+``continuation_logprobs`` one list of numbers per text or pair, ``continuation_token_spans`` one list of (int, int,
+number) triples per pair and ``tokenize`` a list of ints, else the call
 fails with a ``PluginError`` of the backend's kind naming the plugin, the method and what came back, as a raising
 plugin's call does. Judges' and pair scorers' results are not checked here (CONNER and VTG handle a wrong-length
-result where they use it). The fake backend has no property, so it is guarded in place (the e2e tests'
+result where they use it). The check comes before the call cache: garbage is never stored. The fake backend has no property, so it is guarded in place (the e2e tests'
 ``FakeBackend`` subclass, which has one, is guarded by a proxy)."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from vericite.errors import PluginError
 from vericite.fakes.judges import KeywordJudge
 from vericite.fakes.scoring import FakePairScorer
 from vericite.guard import GuardedProxy
+from vericite.models.cache import CachedBackend, CallCache
 from vericite.types import Completion, GenParams, JudgePair, ModelIdentity, Usage
 
 PROMPTS = [[{"role": "user", "content": "one"}], [{"role": "user", "content": "two"}]]
@@ -25,6 +28,7 @@ class Plain:
 
     result: object = None
     scores: object = None
+    rows: object = None  # what logprobs, continuation_logprobs, continuation_token_spans and tokenize return
 
     def identity(self):
         return ModelIdentity(name="plain", backend="plain", model="plain", sha256=None)
@@ -33,13 +37,22 @@ class Plain:
         return self.result
 
     def logprobs(self, texts):
-        return [[] for _ in texts]
+        return self.rows
 
     def next_token_logprobs(self, prompts, candidates):
         return self.scores
 
     def next_token_logprobs_usage(self, prompts, candidates):
         return self.scores
+
+    def continuation_logprobs(self, pairs):
+        return self.rows
+
+    def continuation_token_spans(self, pairs):
+        return self.rows
+
+    def tokenize(self, text):
+        return self.rows
 
 
 @pytest.fixture
@@ -94,6 +107,87 @@ def test_a_plugin_backends_next_token_logprobs_usage_gives_one_pair_per_prompt(b
         assert str(e.value) == f"backend 'plain' (plugin) returned {got} from next_token_logprobs_usage, expected 2 (log-probabilities, usage) pairs"
     backend.scores = good = [({"Yes": -0.1}, Usage(3, 1, 1)), (None, None)]
     assert backend.next_token_logprobs_usage(PROMPTS, ["Yes"]) is good
+
+
+PAIRS = [("", "one"), ("a prefix", "two")]
+
+#: method -> its arguments, and (what a plugin returns, what its line says came back, what it expected)
+SCORING = {
+    "logprobs": ((["one", "two"],), "expected 2 lists of log-probabilities", [
+        (None, "None"),
+        ([[-0.5]], "a list of 1"),
+        ({"one": [-0.5]}, "a dict"),
+        ([[-0.5], None], "a list with None (item 1)"),
+        ([[-0.5], -0.2], "a list with a float (item 1)"),
+        ([[-0.5, "x"], [-0.2]], "a list with a list holding a str (1) (item 0)"),
+        ([[-0.5], [None]], "a list with a list holding None (0) (item 1)"),
+        ([[True], [-0.2]], "a list with a list holding a bool (0) (item 0)"),
+    ]),
+    "continuation_logprobs": ((PAIRS,), "expected 2 lists of log-probabilities", [
+        (None, "None"),
+        ([[-0.5], [-0.1], [-0.2]], "a list of 3"),
+        ([[-0.5], {"two": -0.2}], "a list with a dict (item 1)"),
+        ([(-0.5, "nan"), [-0.2]], "a list with a tuple holding a str (1) (item 0)"),
+    ]),
+    "continuation_token_spans": ((PAIRS,), "expected 2 lists of (start, end, log-probability) triples", [
+        (None, "None"),
+        ([[(0, 3, -0.5)]], "a list of 1"),
+        ([[(0, 3, -0.5)], [-0.2]], "a list with a list holding a float (0) (item 1)"),
+        ([[(0, 3)], [(0, 3, -0.2)]], "a list with a list holding a tuple (0) (item 0)"),
+        ([[(0, 3, -0.5)], [(0, 1.5, -0.2)]], "a list with a list holding a tuple (0) (item 1)"),
+        ([[(0, 3, -0.5)], [[0, 3, None]]], "a list with a list holding a list (0) (item 1)"),
+    ]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("method", list(SCORING))
+def test_a_plugin_backends_text_scoring_gives_one_list_of_numbers_per_input(backend, method):
+    args, expected, cases = SCORING[method]
+    for garbage, got in cases:
+        backend.rows = garbage
+        with pytest.raises(PluginError) as e:
+            getattr(backend, method)(*args)
+        assert str(e.value) == f"backend 'plain' (plugin) returned {got} from {method}, {expected}" and e.value.kind == "backend"
+    with pytest.raises(PluginError):  # called with keywords, as the Protocol allows
+        getattr(backend, method)(**{("texts" if method == "logprobs" else "pairs"): args[0]})
+    good = [[(0, 3, -0.5), [1, 3, -1]], []] if method == "continuation_token_spans" else [[-0.5, -1], ()]
+    backend.rows = good
+    assert getattr(backend, method)(*args) is good
+    backend.rows = []
+    assert getattr(backend, method)([]) == []
+
+
+def test_a_plugin_backends_tokenize_gives_a_list_of_token_ids(backend):
+    for garbage, got in [(None, "None"), ("1 2", "a str"), ([1, "2"], "a list with a str (item 1)"), ([1.0], "a list with a float (item 0)"),
+                         ([False], "a list with a bool (item 0)")]:  # fmt: skip
+        backend.rows = garbage
+        with pytest.raises(PluginError) as e:
+            backend.tokenize("one two")
+        assert str(e.value) == f"backend 'plain' (plugin) returned {got} from tokenize, expected a list of token ids"
+    backend.rows = good = [1, 2]
+    assert backend.tokenize("one two") is good
+    backend.rows = ()
+    assert backend.tokenize("") == ()
+
+
+@pytest.mark.parametrize("method, garbage, good", [
+    ("logprobs", [[-0.5], "x"], [[-0.5], [-0.2]]),
+    ("continuation_logprobs", [[-0.5], None], [[-0.5], [-0.2]]),
+    ("continuation_token_spans", [[(0, 3, -0.5)], [("0", 3, -0.2)]], [[(0, 3, -0.5)], [(0, 3, -0.2)]]),
+])  # fmt: skip
+def test_a_plugin_backends_garbage_never_enters_the_call_cache(backend, tmp_path, method, garbage, good):
+    cache = CallCache(tmp_path / "calls.sqlite")
+    cached = CachedBackend(backend, cache)
+    args = (["one", "two"],) if method == "logprobs" else (PAIRS,)
+    backend.rows = garbage
+    with pytest.raises(PluginError, match=rf"^backend 'plain' \(plugin\) returned .* from {method}, expected 2 "):
+        getattr(cached, method)(*args)
+    assert len(cache) == 0
+    backend.rows = good  # the plugin fixed: its answers are cached, and read back as they were given
+    assert [list(map(tuple, r)) if method == "continuation_token_spans" else r for r in getattr(cached, method)(*args)] == good
+    assert len(cache) == 2
+    backend.rows = garbage
+    assert [list(map(tuple, r)) if method == "continuation_token_spans" else r for r in getattr(cached, method)(*args)] == good  # hits
 
 
 class ShortJudge(KeywordJudge):
