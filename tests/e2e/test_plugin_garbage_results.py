@@ -4,7 +4,8 @@ length, items that are not a ``Completion``) is the plugin's failure as a raisin
 with one line naming the plugin, the method and what came back. The same plugin returning one ``Completion`` per
 prompt answers every question. So does a plugin's next-token scoring under an ``llm:`` judge, and its text scoring
 under CONNER's ``--lm`` (``continuation_token_spans``, ``continuation_logprobs``): ``vericite evaluate`` ends in one
-line, and the call cache keeps none of the garbage. The plugins are registered as in ``test_plugin_kinds_failures.py``."""
+line, and the call cache keeps none of the garbage. A None row (no log-probabilities for that prompt) is no
+garbage: G-Eval reads it as an unparseable reply, counted, that aspect not computed. The plugins are registered as in ``test_plugin_kinds_failures.py``."""
 
 from __future__ import annotations
 
@@ -162,3 +163,27 @@ def test_evaluate_with_a_plugin_lm_returning_garbage_scores_ends_in_one_line_and
     r = invoke([*args, "-o", str(tmp_path / "ev3")])
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "ev3" / "results.json").read_text())["metrics"] == fresh  # the cached answers are the plugin's good ones
+
+
+class NoRowsScorer(FakeBackend):
+    """A plugin G-Eval model whose next-token scoring has no log-probabilities (None) for the fluency prompt."""
+
+    def __init__(self) -> None:
+        super().__init__("no-rows")
+
+    def next_token_logprobs_usage(self, prompts, candidates):
+        good = super().next_token_logprobs_usage(prompts, candidates)
+        return [(None, usage) if "Fluency (1-5)" in str(p) else (row, usage) for p, (row, usage) in zip(prompts, good)]
+
+
+def test_evaluate_with_a_plugin_geval_model_giving_none_rows_leaves_that_aspect_not_computed_and_goes_on(tmp_path, plugin, monkeypatch):
+    from tests.e2e.test_plugin_kinds_failures import kalma_lines
+
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))
+    plugin(registry.backends, "no-rows", NoRowsScorer)
+    r = invoke(["evaluate", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q", "--geval-model", "no-rows"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
+    metrics = json.loads((tmp_path / "ev" / "results.json").read_text())["metrics"]
+    fluency = metrics["geval_fluency"]
+    assert fluency["value"] is None and fluency["reason"] == "no reply could be scored" and fluency["details"]["unparseable"] == 1
+    assert metrics["geval_coherence"]["value"] is not None and metrics["geval_coherence"]["details"]["unparseable"] == 0

@@ -3,7 +3,9 @@ fluency and relevance, each 1–5, scored by an LLM.
 
 Where the backend gives next-token log-probabilities, the score is G-Eval's expectation Σ p(i)·i over the
 tokens "1"…"5" (probabilities renormalised over those five). Otherwise the first integer 1–5 of the reply is
-used. A reply that gives neither is a failure: counted and shown, never a 3.
+used. A reply that gives neither is a failure: counted and shown, never a 3. A next-token row without a usable
+digit (None, as a backend gives for a prompt without log-probabilities, or digits without a finite number) is
+such a reply (``unparseable``), as the judges read one.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..knowledge.render import flatten_knowledge
 from ..types import GenParams, Triple
@@ -103,13 +105,18 @@ class GEvalScore:
         return {"aspect": self.aspect, "score": self.score, "raw": self.raw, "status": self.status, "probabilities": self.probabilities}
 
 
-def expectation(logprobs: dict[str, float]) -> tuple[float, dict[str, float]] | None:
-    """Σ p(i)·i over the digits 1-5 found among the log-probs (keys compared stripped)."""
+def expectation(logprobs: Mapping[str, float] | None) -> tuple[float, dict[str, float]] | None:
+    """Σ p(i)·i over the digits 1-5 found among the log-probs (keys compared stripped); None when there are none.
+    A row that is no mapping (a backend's None for a prompt it has no log-probabilities for: a plugin may give
+    one) has none, and so has a digit whose value is not a finite number: the reply is then read as the
+    caller's design says (the next-token path: unparseable; the text path: the first digit of the reply)."""
+    if not isinstance(logprobs, Mapping):
+        return None
     best: dict[str, float] = {}
     for tok, lp in logprobs.items():
-        d = tok.strip()
-        if d in DIGITS and lp is not None and math.isfinite(lp):
-            best[d] = max(best.get(d, -math.inf), lp)
+        d = tok.strip() if isinstance(tok, str) else None
+        if d in DIGITS and isinstance(lp, (int, float)) and not isinstance(lp, bool) and math.isfinite(lp):
+            best[d] = max(best.get(d, -math.inf), float(lp))
     if not best:
         return None
     m = max(best.values())
