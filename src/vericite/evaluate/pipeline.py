@@ -21,7 +21,7 @@ from typing import Any, Literal, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..judges.trust import measured_trust
-from ..metrics.base import MetricRun
+from ..metrics.base import MetricResult, MetricRun, MetricSpec
 from ..metrics.judging import judge_id
 from ..protocols import Task
 from ..registry import BuildContext
@@ -213,6 +213,11 @@ def evaluate_items(
                 metrics[name] = {**r.to_dict(), "judge": r.details.get("judge")}
         for key, n in run.counts.items():
             counts[key] = counts.get(key, 0) + n
+    unnamed = list(dict.fromkeys(run.unnamed for run in runs if run.unnamed))
+    if unnamed:  # a plugin family failed and its names could not be read: the task's metrics no family gave are its
+        for name in task.metric_names():
+            if name not in metrics and (selected is None or name in selected):
+                metrics[name] = {**MetricResult.not_computed(MetricSpec(name, ("answer",)), "; ".join(unnamed)).to_dict(), "judge": None}
     counts.update(task.counts(answers))  # type: ignore[arg-type]
     body = {
         "metric_versions": {run.id.partition("@")[0]: run.id for run in runs if run.id},

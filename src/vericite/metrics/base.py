@@ -228,7 +228,9 @@ class MetricRun:
     the scores merged into the answer's ``scores`` in samples.jsonl and the judgements they used; the settings it
     was computed with (results.json ``evaluation``), its counts (added to ``counts``), and the judges of its own
     by purpose (``judges``; the command's judge is the task's). ``id`` is the family's ``name@N`` for
-    ``metric_versions``; None when it did not run (:class:`Unavailable`)."""
+    ``metric_versions``; None when it did not run (:class:`Unavailable`). ``unnamed``: the line of a family that
+    failed and whose ``names`` could not be read either (:meth:`failed`); its caller, who knows the task's metric
+    names, gives the ones no family reported that line as their reason (``evaluate.pipeline``)."""
 
     id: str | None
     results: dict[str, MetricResult]
@@ -237,12 +239,14 @@ class MetricRun:
     settings: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     judges: dict[str, str] = field(default_factory=dict)
+    unnamed: str | None = None
 
     @classmethod
     def of(cls, metric: Any, samples: Sequence[Any], answers: Sequence[Any], progress: ProgressBar | None = None) -> "MetricRun":
         """Run ``metric`` over a corpus: its own run when it is an AnswerScorer, else its results alone. A plugin's
-        family that fails (a ``PluginError`` of kind ``metric``: its own bug, not a model's or judge's it uses) has
-        every metric not computed, with that one line as the reason: the evaluation goes on."""
+        family that fails (a ``PluginError`` of kind ``metric``: its own bug, not a model's or judge's it uses;
+        its ``id`` that raises when read too) has every metric not computed, with that one line as the reason:
+        the evaluation goes on."""
         from ..errors import PluginError, VericiteError
         from ..protocols import AnswerScorer
 
@@ -253,24 +257,48 @@ class MetricRun:
                     raise VericiteError(f"metric {getattr(metric, 'id', metric)!r}: score_answers returned a {type(run).__name__}, not a MetricRun")
                 return run
             results = dict(metric.compute(samples, answers))
+            return cls(metric.id, results, [{} for _ in samples], [[] for _ in samples])
         except PluginError as e:
             if e.kind != "metric":
                 raise
             return cls.failed(metric, samples, str(e))
-        return cls(metric.id, results, [{} for _ in samples], [[] for _ in samples])
 
     @classmethod
     def failed(cls, metric: Any, samples: Sequence[Any], reason: str) -> "MetricRun":
         """The run of a family that failed: each of its metrics (its ``specs`` when it declares them, else its
-        ``names``) not computed, with ``reason``; no version recorded."""
-        specs = {s.name: s for s in getattr(metric, "specs", ()) or () if isinstance(s, MetricSpec)}
-        version = str(getattr(metric, "id", "")).partition("@")[2] or "1"
-        inputs = tuple(getattr(metric, "inputs", ("answer",)))
+        ``names``) not computed, with ``reason``; no version recorded. A declaration of a plugin's family that
+        raises when read is left out (its ``id``: version "1"; its ``inputs``: the answer), and so is one that is
+        not what the Protocol says; without ``names`` no metric is named here: ``unnamed`` is ``reason``."""
+        specs = {s.name: s for s in _declared(metric, "specs", ()) or () if isinstance(s, MetricSpec)}
+        version = str(_declared(metric, "id", "")).partition("@")[2] or "1"
+        inputs = _declared(metric, "inputs", ("answer",))
+        inputs = tuple(inputs) if _strings(inputs) else ("answer",)
+        names = _declared(metric, "names", None)
+        if not _strings(names):
+            return cls(None, {}, [{} for _ in samples], [[] for _ in samples], unnamed=reason)
         results = {}
-        for name in getattr(metric, "names", ()):
+        for name in names:
             spec = specs.get(name) or MetricSpec(name, inputs, version=version)
             results[name] = MetricResult.not_computed(spec, reason)
         return cls(None, results, [{} for _ in samples], [[] for _ in samples])
+
+
+def _declared(metric: Any, name: str, default: Any) -> Any:
+    """``metric``'s declaration ``name``; ``default`` when it has none, or when reading it fails (a plugin's
+    property: a ``PluginError`` of kind ``metric``, its family having failed already)."""
+    from ..errors import PluginError
+
+    try:
+        return getattr(metric, name, default)
+    except PluginError as e:
+        if e.kind != "metric":
+            raise
+        return default
+
+
+def _strings(value: Any) -> bool:
+    """Whether ``value`` is a tuple or list of strings (a family's ``names``, ``inputs``)."""
+    return isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value)
 
 
 @dataclass
