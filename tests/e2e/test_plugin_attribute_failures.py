@@ -99,3 +99,39 @@ def test_evaluate_with_a_plugin_task_whose_input_fields_raise_ends_in_one_line(t
     plugin(registry.tasks, "late-fields", LateFieldsTask)
     r = invoke(["evaluate", "--task", "late-fields", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
     assert one_line(r) == "error: task 'late-fields' (plugin) failed reading 'input_fields': ValueError: no schema loaded"
+
+
+class LateJudgeMetric(FakeMetric):
+    """A family with a judge, read through a property that raises (its judge not ready): evaluate's answer-by-answer
+    pass (its checkpoint) leaves it to the corpus run, which computes it (its ``compute`` needs no judge)."""
+
+    judge = late(None, RuntimeError("judge not ready"))  # type: ignore[assignment]
+
+
+class ReadOnlyJudgeMetric(FakeMetric):
+    """A family whose judge is a read-only property: evaluate cannot put its memo in front of the judge, so the family
+    is scored over the corpus only, its judge asked then."""
+
+    asked = 0
+
+    @property
+    def judge(self):
+        return KeywordJudge()
+
+    def compute(self, samples, answers):
+        from vericite.types import JudgePair
+
+        ReadOnlyJudgeMetric.asked += len(self.judge.judge([JudgePair(claim="a", evidence="a")]))
+        return super().compute(samples, answers)
+
+
+@pytest.mark.parametrize("family, make", [("late-judge", LateJudgeMetric), ("read-only-judge", ReadOnlyJudgeMetric)])
+def test_evaluate_with_a_plugin_metric_whose_judge_cannot_be_read_or_replaced_computes_it_over_the_corpus(tmp_path, plugin, family, make):
+    plugin(registry.metrics, family, make)
+    plugin(registry.tasks, f"with-{family}", task_with(family))
+    r = invoke(["evaluate", "--task", f"with-{family}", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
+    res = json.loads((tmp_path / "ev" / "results.json").read_text())
+    assert res["metrics"]["fake_cited_share"]["value"] == 1.0 and res["metric_versions"]["fake"] == "fake@1"
+    if make is ReadOnlyJudgeMetric:
+        assert ReadOnlyJudgeMetric.asked == 1

@@ -253,13 +253,17 @@ def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, An
 
     judged = []
     for m in suite:
-        if getattr(m, "judge", None) is None:
-            continue
-        if not isinstance(m.judge, MemoJudge):
-            m.judge = MemoJudge(m.judge, memo, fresh)
-        # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures) gives
-        # its judged part: the rest is computed once, over the corpus
         try:
+            judge = getattr(m, "judge", None)  # a plugin family's property may raise when read
+            if judge is None:
+                continue
+            if not isinstance(judge, MemoJudge):
+                try:
+                    m.judge = MemoJudge(judge, memo, fresh)
+                except AttributeError:  # a plugin family's read-only property: scored over the corpus only, its judge asked then
+                    continue
+            # a family that scores more than its judge decides (ALCE's ROUGE and QA model, CONNER's LM measures)
+            # gives its judged part: the rest is computed once, over the corpus
             part = m.judging_part() if hasattr(m, "judging_part") else copy.copy(m)
         except PluginError as e:  # a plugin family's bug: not scored answer by answer; its corpus run says why
             if e.kind != "metric":
