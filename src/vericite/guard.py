@@ -68,7 +68,7 @@ def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str, arg: str =
     """A check that a batched model call's result is a list of one item per input (its first argument, ``arg``:
     ``prompts``, ``texts``, ``pairs``), each ``ok``; else a :class:`PluginError` as a raising plugin's, saying
     what came back: ``"backend 'x' (plugin) returned None from generate, expected 2 completions"``. ``inner``:
-    what is wrong inside an item that is not ``ok`` (``"a list holding a str (3)"``), when it is a list."""
+    what is wrong inside an item that is not ``ok`` (``"a list holding a str (3)"``), or None to name its type."""
 
     def check(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
         try:
@@ -84,7 +84,7 @@ def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str, arg: str =
             if wrong is None:
                 return
             item = result[wrong]
-            said = inner(item) if inner is not None and isinstance(item, (list, tuple)) else None
+            said = inner(item) if inner is not None else None
             got = f"a {type(result).__name__} with {said or _a(item)} (item {wrong})"
         raise PluginError(f"{call.label} returned {got} from {call.name}, expected {n} {unit if n == 1 else units}", kind=call.kind)
 
@@ -97,7 +97,17 @@ def _a(x: Any) -> str:
 
 
 def _row(x: Any) -> bool:
-    return x is None or isinstance(x, dict)
+    """A next-token row: None (no log-probabilities for that prompt), or a dict of candidate -> log-probability
+    (None for a candidate without one: the judges and G-Eval read it as absent)."""
+    return x is None or (isinstance(x, dict) and all(isinstance(k, str) and (v is None or _number(v)) for k, v in x.items()))
+
+
+def _row_holding(x: Any) -> str | None:
+    """For a dict row with a key that is no string or a value that is no number: ``"a dict holding a str ('Yes')"``."""
+    if not isinstance(x, dict):
+        return None
+    k, v = next(((k, v) for k, v in x.items() if not (isinstance(k, str) and (v is None or _number(v)))), (None, None))
+    return f"a dict with the key {k!r}" if not isinstance(k, str) else f"a dict holding {_a(v)} ({k!r})"
 
 
 def _number(x: Any) -> bool:
@@ -122,6 +132,8 @@ def _holding(ok: Callable[[Any], bool]) -> Callable[[Any], str | None]:
     """For a list with an element not ``ok``: ``"a list holding a str (3)"`` (the element's index)."""
 
     def said(x: Any) -> str | None:
+        if not isinstance(x, (list, tuple)):
+            return None
         wrong = next((i for i, v in enumerate(x) if not ok(v)), None)
         return None if wrong is None else f"a {type(x).__name__} holding {_a(x[wrong])} ({wrong})"
 
@@ -147,7 +159,7 @@ def _token_ids(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any],
 RESULT_CHECKS = {(kind, method): check for kind in ("backend", "model") for method, check in (
     ("generate", _one_per_prompt(lambda x: isinstance(x, Completion), "completion", "completions")),
     # a None row is read as no log-probabilities by the judges (``dict(r or {})``) and G-Eval: an unparseable judgement
-    ("next_token_logprobs", _one_per_prompt(_row, "dict of log-probabilities", "dicts of log-probabilities")),
+    ("next_token_logprobs", _one_per_prompt(_row, "dict of log-probabilities", "dicts of log-probabilities", inner=_row_holding)),
     ("next_token_logprobs_usage", _one_per_prompt(
         lambda x: isinstance(x, (tuple, list)) and len(x) == 2 and _row(x[0]) and isinstance(x[1], (Usage, type(None))),
         "(log-probabilities, usage) pair", "(log-probabilities, usage) pairs")),

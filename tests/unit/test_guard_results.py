@@ -1,12 +1,12 @@
 """What a plugin model backend's batched calls return is checked by its guard (``guard.RESULT_CHECKS``):
-``generate`` gives one ``Completion`` per prompt, ``next_token_logprobs`` one dict (or None) per prompt and
-``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, ``logprobs`` and
+``generate`` gives one ``Completion`` per prompt, ``next_token_logprobs`` one dict of str -> number (or None) per
+prompt, ``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, ``logprobs`` and
 ``continuation_logprobs`` one list of numbers per text or pair, ``continuation_token_spans`` one list of (int, int,
-number) triples per pair and ``tokenize`` a list of ints, else the call
-fails with a ``PluginError`` of the backend's kind naming the plugin, the method and what came back, as a raising
-plugin's call does. Judges' and pair scorers' results are not checked here (CONNER and VTG handle a wrong-length
-result where they use it). The check comes before the call cache: garbage is never stored. The fake backend has no property, so it is guarded in place (the e2e tests'
-``FakeBackend`` subclass, which has one, is guarded by a proxy)."""
+number) triples per pair and ``tokenize`` a list of ints, else the call fails with a ``PluginError`` of the
+backend's kind naming the plugin, the method and what came back, as a raising plugin's call does. The check comes
+before the call cache: garbage is never stored. Judges' and pair scorers' results are not checked here (CONNER and
+VTG handle a wrong-length result where they use it). The fake backend has no property, so it is guarded in place
+(the e2e tests' ``FakeBackend`` subclass, which has one, is guarded by a proxy)."""
 
 from __future__ import annotations
 
@@ -96,11 +96,21 @@ def test_a_plugin_backends_next_token_logprobs_gives_one_dict_per_prompt(backend
     assert backend.next_token_logprobs(PROMPTS, ["Yes", "No"]) is good
     backend.scores = good = [None, {"Yes": -0.2}]  # a prompt without log-probabilities: the judges read none
     assert backend.next_token_logprobs(PROMPTS, ["Yes", "No"]) is good
+    backend.scores = good = [{"Yes": None, "No": -1}, {}]  # a candidate without one: read as absent
+    assert backend.next_token_logprobs(PROMPTS, ["Yes", "No"]) is good
+    for garbage, got in [([{"Yes": -0.1}, {"Yes": "high"}], "a dict holding a str ('Yes') (item 1)"),
+                         ([{"Yes": -0.1, "No": [-2.0]}, {}], "a dict holding a list ('No') (item 0)"),
+                         ([{1: -0.1}, {}], "a dict with the key 1 (item 0)"), ([{"Yes": False}, {}], "a dict holding a bool ('Yes') (item 0)")]:  # fmt: skip
+        backend.scores = garbage
+        with pytest.raises(PluginError) as e:
+            backend.next_token_logprobs(PROMPTS, ["Yes", "No"])
+        assert str(e.value) == f"backend 'plain' (plugin) returned a list with {got} from next_token_logprobs, expected 2 dicts of log-probabilities"
 
 
 def test_a_plugin_backends_next_token_logprobs_usage_gives_one_pair_per_prompt(backend):
     for garbage, got in [([{"Yes": -0.1}, {"Yes": -0.2}], "a list with a dict (item 0)"), ([({"Yes": -0.1}, Usage(3, 1, 1))], "a list of 1"),
-                         ([({"Yes": -0.1}, None), ({"Yes": -0.2}, 3)], "a list with a tuple (item 1)")]:  # fmt: skip
+                         ([({"Yes": -0.1}, None), ({"Yes": -0.2}, 3)], "a list with a tuple (item 1)"),
+                         ([({"Yes": "-0.1"}, None), ({"Yes": -0.2}, None)], "a list with a tuple (item 0)")]:  # fmt: skip
         backend.scores = garbage
         with pytest.raises(PluginError) as e:
             backend.next_token_logprobs_usage(PROMPTS, ["Yes"])
