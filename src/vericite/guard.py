@@ -140,6 +140,24 @@ def _holding(ok: Callable[[Any], bool]) -> Callable[[Any], str | None]:
     return said
 
 
+def _completion_fault(x: Any) -> str | None:
+    """What is wrong with a ``Completion`` a plugin returned (``"a Completion whose text is None"``), None when
+    nothing is: its text a string, its token counts ints, its ``top_logprobs`` None or a list of next-token rows,
+    its ``finish_reason`` a string."""
+    if not isinstance(x, Completion):
+        return _a(x)
+    for name, ok in (("text", lambda v: isinstance(v, str)), ("prompt_tokens", _token_id), ("completion_tokens", _token_id),
+                     ("top_logprobs", lambda v: v is None or (isinstance(v, list) and all(_row(r) for r in v))),
+                     ("finish_reason", lambda v: isinstance(v, str))):  # fmt: skip
+        value = getattr(x, name, None)
+        if not ok(value):
+            if name == "top_logprobs" and isinstance(value, list):
+                wrong = next(i for i, r in enumerate(value) if not _row(r))
+                return f"a Completion whose top_logprobs hold {_row_holding(value[wrong]) or _a(value[wrong])} ({wrong})"
+            return f"a Completion whose {name} is {_a(value)}"
+    return None
+
+
 def _token_ids(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
     """``tokenize(text)``: a list of token ids (ints)."""
     if isinstance(result, (list, tuple)):
@@ -157,7 +175,7 @@ def _token_ids(call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any],
 #: wraps the guarded backend) stores it: a judge's or a scorer's wrong-length result is handled where it is used
 #: (CONNER's "gave 0 scores for 1 pairs", VTG's judge errors), so it is not checked here.
 RESULT_CHECKS = {(kind, method): check for kind in ("backend", "model") for method, check in (
-    ("generate", _one_per_prompt(lambda x: isinstance(x, Completion), "completion", "completions")),
+    ("generate", _one_per_prompt(lambda x: _completion_fault(x) is None, "completion", "completions", inner=_completion_fault)),
     # a None row is read as no log-probabilities by the judges (``dict(r or {})``) and G-Eval: an unparseable judgement
     ("next_token_logprobs", _one_per_prompt(_row, "dict of log-probabilities", "dicts of log-probabilities", inner=_row_holding)),
     ("next_token_logprobs_usage", _one_per_prompt(

@@ -78,8 +78,24 @@ def test_a_plugin_backends_generate_returning_garbage_fails_naming_the_plugin_an
         backend.generate(prompts=PROMPTS, params=GenParams())
 
 
+@pytest.mark.parametrize("bad, said", [
+    (Completion(None), "a Completion whose text is None"),  # type: ignore[arg-type]
+    (Completion("b", prompt_tokens="3"), "a Completion whose prompt_tokens is a str"),  # type: ignore[arg-type]
+    (Completion("b", completion_tokens=None), "a Completion whose completion_tokens is None"),  # type: ignore[arg-type]
+    (Completion("b", top_logprobs={"b": -0.1}), "a Completion whose top_logprobs is a dict"),  # type: ignore[arg-type]
+    (Completion("b", top_logprobs=[{"b": -0.1}, ["b"]]), "a Completion whose top_logprobs hold a list (1)"),  # type: ignore[list-item]
+    (Completion("b", top_logprobs=[{"b": "-0.1"}]), "a Completion whose top_logprobs hold a dict holding a str ('b') (0)"),
+    (Completion("b", finish_reason=None), "a Completion whose finish_reason is None"),  # type: ignore[arg-type]
+])  # fmt: skip
+def test_a_plugin_backends_completion_with_garbage_inside_fails_naming_the_field(backend, bad, said):
+    backend.result = [Completion("a"), bad]
+    with pytest.raises(PluginError) as e:
+        backend.generate(PROMPTS, GenParams())
+    assert str(e.value) == f"backend 'plain' (plugin) returned a list with {said} (item 1) from generate, expected 2 completions"
+
+
 def test_a_plugin_backends_generate_with_one_completion_per_prompt_is_returned_as_it_is(backend):
-    backend.result = good = [Completion("a"), Completion("b")]
+    backend.result = good = [Completion("a"), Completion("b", 3, 1, [{"b": -0.1, "c": None}, {}], "stop")]
     assert backend.generate(PROMPTS, GenParams()) is good
     backend.result = ()
     assert backend.generate([], GenParams()) == ()
