@@ -122,6 +122,9 @@ class ConnerMetric(LMMeasures):
         self.aggregation = aggregation
         self.sentence_context = sentence_context
         self.shuffles, self.unrelated, self.evidence_k, self.reader_tokens = shuffles, unrelated, evidence_k, reader_tokens
+        # the reader's answers (or failures) by (LM, tokens, prompt): shared with judging_part()'s copy, so an item
+        # scored answer by answer is not read again by the corpus's scoring (evaluate's checkpointed path)
+        self._readings: dict[tuple[int, int, str], tuple[Any, Any]] = {}
         self.resamples, self.seed = resamples, seed
         self.gamma = tuple(float(g) for g in gamma)
         q_know({k: 0.0 for k in Q_KNOW}, self.gamma)  # checks gamma's length now
@@ -324,6 +327,25 @@ class ConnerMetric(LMMeasures):
             extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
             extra[i]["factuality_label"] = CLASS_OF[label]
 
+    def _read(self, content: str) -> Any:
+        """The reader's completion of ``content``, or the ``BackendError`` its call raised: asked once per metric
+        and its ``judging_part()`` (they share what was read), so an item the checkpointed evaluation scored alone
+        is not read again when the corpus is scored."""
+        from ..errors import BackendError
+
+        if not hasattr(self, "_readings"):  # an object made before the memo (unpickled, or built without __init__)
+            self._readings = {}
+        key = (id(self.lm), self.reader_tokens, content)
+        held = self._readings.get(key)
+        if held is not None and held[0] is self.lm:  # the same LM object (an id is reused only after it is gone)
+            return held[1]
+        try:
+            got: Any = self.lm.generate([[{"role": "user", "content": content}]], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]
+        except BackendError as e:
+            got = e
+        self._readings[key] = (self.lm, got)
+        return got
+
     def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts, want) -> None:  # type: ignore[no-untyped-def]
         """The reader answers from the knowledge; its answer is judged (validity) and matched (answer_em)."""
         from .alce import answer_scores
@@ -359,13 +381,13 @@ class ConnerMetric(LMMeasures):
 
         done: list[tuple[int, Any]] = []
         for i in todo:  # one call per item: a knowledge text too long for the reader's context fails alone
-            prompt = [{"role": "user", "content": READER_PROMPT.format(knowledge=texts[i], query=samples[i].question)}]
-            try:
-                done.append((i, self.lm.generate([prompt], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]))
-            except BackendError as e:
+            got = self._read(READER_PROMPT.format(knowledge=texts[i], query=samples[i].question))
+            if isinstance(got, BackendError):
                 for m in ("validity", "answer_em"):
                     if m in want and m not in reasons[i]:
-                        reasons[i][m] = f"the reader's call failed ({e})"
+                        reasons[i][m] = f"the reader's call failed ({got})"
+            else:
+                done.append((i, got))
         pairs: dict[int, list[JudgePair]] = {}
         for i, c in done:
             answer = (c.text or "").strip().split("\n")[0].strip()
