@@ -129,3 +129,13 @@ def test_the_validity_reader_reads_each_item_once(tmp_path, monkeypatch):
     assert res["metrics"]["validity"]["n"] == 2 and res["metrics"]["answer_em"]["n"] == 2
     recs = [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
     assert [x["scores"]["conner"].get("reader_answer") for x in recs] == ["Rome", "Rome", None]
+
+    # resumed, every answer in the checkpoint: the readers' answers are its lines', none is read again, and the
+    # evaluation's cost (judge_usage: the LM's calls) is the uninterrupted one's
+    read.clear()
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, LINES)), "-o", str(tmp_path / "out"), *FAKES, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert read == []
+    again = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert again["judge_usage"] == res["judge_usage"] and again["metrics"] == res["metrics"]
+    assert [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()] == recs
