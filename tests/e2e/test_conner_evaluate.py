@@ -102,3 +102,40 @@ def test_generate_knowledge_that_comes_out_empty_is_counted_and_said(tmp_path):
     assert "warning: 1 of 2 knowledge texts are empty; the retriever found no passage for 1 (evaluate --task conner leaves them out" in r.output
     summary = json.loads((tmp_path / "k" / "manifest.json").read_text())["summary"]
     assert summary["empty_knowledge"] == 1 and summary["retrieved"] == {"questions": 2, "none_found": 1}
+
+
+
+def test_the_validity_reader_reads_each_item_once(tmp_path, monkeypatch):
+    # evaluate scores each answer alone into its checkpoint, then the corpus: the reader's answer of the first pass
+    # is the corpus's too, not asked for again (a call-cache hit at best, with its progress and log lines). The LM
+    # is loaded without the call cache here, so every reading reaches it.
+    import vericite.models as models
+    from vericite.models.fake import FakeBackend, last_user_message
+
+    read: list[str] = []
+
+    def reply(messages, params):
+        prompt = last_user_message(messages)
+        if prompt.startswith("Answer the question in a few words"):
+            read.append(prompt.split("Question:", 1)[1].strip())
+            return "Rome"
+        return "Something."
+
+    monkeypatch.setattr(models, "load_model", lambda name, **kw: FakeBackend(name, replies=reply))
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, LINES)), "-o", str(tmp_path / "out"), *FAKES])
+    assert r.exit_code == 0, r.output
+    assert sorted(read) == ["What is the capital of Italy?", "Who wrote Hamlet?"]  # c's knowledge is empty: not read
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert res["metrics"]["validity"]["n"] == 2 and res["metrics"]["answer_em"]["n"] == 2
+    recs = [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert [x["scores"]["conner"].get("reader_answer") for x in recs] == ["Rome", "Rome", None]
+
+    # resumed, every answer in the checkpoint: the readers' answers are its lines', none is read again, and the
+    # evaluation's cost (judge_usage: the LM's calls) is the uninterrupted one's
+    read.clear()
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, LINES)), "-o", str(tmp_path / "out"), *FAKES, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert read == []
+    again = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert again["judge_usage"] == res["judge_usage"] and again["metrics"] == res["metrics"]
+    assert [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()] == recs

@@ -8,7 +8,9 @@ hand-made BioKaLMA gold set (``biokalma-gold``) is in ``datasets/gold.py``.
 
 JSONL format, one object per line: ``{"id", "question", "knowledge"?, "gold"?, "absent"?, "gold_entities"?}``,
 where knowledge/gold/absent are lists of ``{"subject", "subject_label"?, "property", "value"}``. A line that is
-not JSON or lacks a question is an error naming the file and line. A line may also carry ``question_general``
+not JSON or lacks a question is an error naming the file and line; so is a repeated id, but for ``load_samples``
+given ``dropped`` (``vericite generate`` and ``run``), which keeps the first question of an id and lists the others
+(``datasets/duplicates.py``, the rule ``vericite evaluate`` applies to answers). A line may also carry ``question_general``
 (datasets built by ``vericite build biokalma``): read with ``phrasing="general"``, it is the question asked
 (``question`` otherwise; lines without it keep ``question`` in both phrasings).
 """
@@ -22,6 +24,7 @@ from .. import jsonl, registry
 from ..errors import DataError
 from ..paths import package_data, shared_data_dir
 from ..types import Sample
+from .duplicates import collecting, distinct, duplicate
 
 PHRASINGS = ("specific", "general")
 
@@ -32,7 +35,7 @@ def read_samples_jsonl(path: str | Path, phrasing: str = "specific") -> Iterator
     p = Path(path)
     if not p.is_file():
         raise DataError(f"dataset file not found: {p}")
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # id -> its line
     for n, d in jsonl.read_numbered(p, policy="raise", torn="read"):
         if phrasing == "general" and isinstance(d.get("question_general"), str) and d["question_general"].strip():
             d = {**d, "question": d["question_general"], "meta": {**(d.get("meta") or {}), "phrasing": "general"}}
@@ -44,9 +47,10 @@ def read_samples_jsonl(path: str | Path, phrasing: str = "specific") -> Iterator
             raise DataError(f"{p}:{n}: the question is empty")
         if not s.id:
             s.id = f"{p.stem}-{n}"
-        if s.id in seen:
-            raise DataError(f"{p}:{n}: duplicate id {s.id!r}")
-        seen.add(s.id)
+        if s.id in seen:  # an error, or within duplicates.collecting left out (the first kept)
+            duplicate(f"{p}:{n}", s.id, f"line {seen[s.id]}", f"{p}:{n}: duplicate id {s.id!r}")
+            continue
+        seen[s.id] = n
         yield s
 
 
@@ -119,9 +123,13 @@ def jsonl_from_spec(arg: str, *, ctx: Any, **options: Any) -> LoaderDataset:
     return LoaderDataset("jsonl", _jsonl, arg)
 
 
-def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
+def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None = None, dropped: list[dict[str, Any]] | None = None) -> list[Sample]:
     """A registered dataset name (``registry.create("datasets", spec)``), a path to a JSONL file of questions,
-    or an ALCE ``.json`` file (``datasets/alce.py``)."""
+    or an ALCE ``.json`` file (``datasets/alce.py``). A repeated id is an error; with ``dropped`` (a list) only
+    the first question of an id is kept and each one left out is appended to it (``datasets/duplicates.py``)."""
+    if dropped is not None:
+        with collecting(dropped):
+            return distinct(load_samples(spec, phrasing, path), dropped)
     if spec.lower().endswith(".json") and Path(spec).is_file():
         from .alce import read_alce
 

@@ -13,7 +13,8 @@ else ``<file stem>-<n>``; ``docs`` as ``passages`` (each document's ``summary``,
 into its records, ``vericite evaluate --task alce`` reads the reference long answers from there
 (``metrics.alce.long_answers``), and an export back to ALCE's shape (``runs/alce_export.py``) gives ALCE's
 ``eval.py`` every field it reads. A file, item or document that cannot be read, bytes that are not UTF-8 and a
-repeated id are one error line naming the file and item.
+repeated id are one error line naming the file and item (``vericite generate`` and ``run`` keep the first
+question of a repeated id and leave the others out with a warning: ``datasets/duplicates.py``).
 
 :func:`subtask_of` says which of ALCE's sub-tasks a sample's prompt is: the ALCE task's reading of its fields
 (``metrics.alce.detect_subtask``: ``qa_pairs`` -> asqa, ``claims`` -> eli5, ``answers`` with more than one
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from .duplicates import duplicate
 from ..metrics.alce import detect_subtask
 from ..paths import shared_data_dir
 from ..tasks.alce_inputs import alce_fields, alce_items
@@ -75,8 +77,9 @@ def read_alce(path: str | Path) -> list[Sample]:
     seen: dict[str, str] = {}
     for n, (where, item) in enumerate(alce_items(p), 1):
         sample = sample_from_item(item, where, f"{p.stem}-{n}")
-        if sample.id in seen:
-            raise DataError(f"{where}: duplicate id {sample.id!r} (first at {seen[sample.id]})")
+        if sample.id in seen:  # an error, or within duplicates.collecting left out (the first kept)
+            duplicate(where, sample.id, seen[sample.id])
+            continue
         seen[sample.id] = where
         out.append(sample)
     return out

@@ -5,7 +5,9 @@ answer, a list of its accepted aliases.
 
 A file is JSON — a list of items or ``{"data": [...]}`` — or JSONL, one item a line (a ``.jsonl`` name, or JSON
 values one after another). Bytes that are not UTF-8, a file that is not JSON, an item that cannot be read and a
-repeated id are one error line naming the file and the item (``item N``, or ``:LINE`` in JSONL).
+repeated id are one error line naming the file and the item (``item N``, or ``:LINE`` in JSONL); ``vericite
+generate`` and ``run`` keep the first question of a repeated id and leave the others out with a warning
+(``datasets/duplicates.py``).
 
 2WikiMultihopQA (its released ``train/dev/test.json``): ``_id``, ``type``, ``question``, ``answer``, ``context``
 as ``[[title, [sentence, ...]], ...]``, ``supporting_facts`` as ``[[title, sentence number], ...]``,
@@ -32,6 +34,7 @@ from typing import Any, Callable, Iterator
 from ..errors import DataError
 from ..types import Passage, Sample
 from . import LoaderDataset
+from .duplicates import duplicate
 
 SHAPES = 'a JSON list, {"data": [...]}, or JSONL'
 
@@ -225,8 +228,9 @@ def read_qa_set(name: str, path: str | Path) -> list[Sample]:
             sample = to_sample(item, f"{p.stem}-{n}")
         except ValueError as e:
             raise DataError(f"{where}: {e}") from None
-        if sample.id in seen:
-            raise DataError(f"{where}: duplicate id {sample.id!r} (first at {seen[sample.id]})")
+        if sample.id in seen:  # an error, or within duplicates.collecting left out (the first kept)
+            duplicate(where, sample.id, seen[sample.id])
+            continue
         seen[sample.id] = where
         out.append(sample)
     return out

@@ -126,6 +126,9 @@ class AnswerCheckpoint:
         self.memo: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
         self.done: dict[int, Any] = {}
+        #: answer index -> its scores as its line records them (read back, or added since): what a family may reuse
+        #: rather than ask its models again when the corpus is scored (``reuse_checkpointed``: CONNER's reader answers)
+        self.scores: dict[int, Any] = {}
         #: answer id -> the sha256 of its record as read now (:func:`record_sha256`), written in its line
         self.hashes: dict[str, str] = {}
         #: what the judging of the answers read back cost, by model name (their lines' ``usage``; a line written
@@ -202,11 +205,13 @@ class AnswerCheckpoint:
                 ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
             if answers is None:
                 ck.done = {line["answer"]: line.get("id") for line in lines}
+                ck.scores = {line["answer"]: line.get("scores") or {} for line in lines}
             else:
                 index: dict[str, int] = {}
                 for i, (sid, _) in enumerate(answers):
                     index.setdefault(str(sid), i)
                 ck.done = {index[str(line.get("id"))]: line.get("id") for line in lines}
+                ck.scores = {index[str(line.get("id"))]: line.get("scores") or {} for line in lines}
                 new = len(answers) - len(ck.done)
                 if new and lines and old.get("input_sha256") != head.get("input_sha256"):  # the input grew since
                     where = f" {input_file}" if input_file is not None else " the input"
@@ -278,6 +283,7 @@ class AnswerCheckpoint:
         its judging's model calls cost, by model name), written at once (a killed process loses none) and fsynced
         at most every :data:`SYNC_EVERY_S` (fast judges: not once an answer)."""
         self._write(answer_line(index, sample_id, self.fresh, scores, judgements, usage))
+        self.scores[index] = dict(scores)
         self.fresh.clear()
 
     def add_line(self, line: Mapping[str, Any]) -> None:
@@ -285,6 +291,7 @@ class AnswerCheckpoint:
         writes; its judgements go into the memo."""
         self.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict)})
         self._write(dict(line))
+        self.scores[int(line["answer"])] = line.get("scores") or {}
 
     def _write(self, line: dict[str, Any]) -> None:
         """Append ``line`` (with its answer's ``record_sha256`` when known); a checkpoint that cannot be written

@@ -195,6 +195,7 @@ def evaluate_items(
                 score_answers_on_pool(suite, items, checkpoint, lambda: workers(task), progress, meters)
             else:
                 score_answer_by_answer(suite, items, checkpoint, progress, meters)
+            reuse_checkpointed_scores(suite, samples, answers, checkpoint)
         runs = [MetricRun.of(m, samples, answers, bar) for m in suite]
 
     judges: dict[str, Any] = {}
@@ -239,6 +240,19 @@ def evaluate_items(
         rec["scores"] = {k: v for run in runs for k, v in run.scores[i].items()}
         records.append(rec)
     return body, records
+
+
+def reuse_checkpointed_scores(suite: Sequence[Any], samples: Sequence[Any], answers: Sequence[Any], checkpoint: Any) -> None:
+    """Each family of ``suite`` with a ``reuse_checkpointed(samples, answers, scores)`` (CONNER's: its reader's answers) is given
+    the scores the checkpoint holds by answer index (read back, scored here or on a worker), so the corpus's scoring
+    does not ask its models again for what the answer-by-answer pass already asked."""
+    scores = getattr(checkpoint, "scores", None)
+    if not scores:
+        return
+    for m in suite:
+        reuse = getattr(m, "reuse_checkpointed", None)
+        if callable(reuse):
+            reuse(samples, answers, scores)
 
 
 def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, Any]) -> list[Any]:

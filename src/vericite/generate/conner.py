@@ -142,7 +142,7 @@ class ConnerKnowledge:
         from ..datasets import load_samples
 
         o = self.opts
-        everything = load_samples(dataset)
+        everything = load_samples(dataset, dropped=[])  # a repeated id once, as the run's questions (warned there)
         usable = [s for s in everything if self._reference(s)]
         if len(usable) <= o.shot:
             raise VericiteError(f"method conner-knowledge: pool={o.pool} needs more than shot={o.shot} questions with reference knowledge in {dataset} (it has {len(usable)})")

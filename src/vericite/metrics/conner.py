@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..attribution.sentences import split_sentences
 from ..errors import VericiteError
@@ -122,6 +122,10 @@ class ConnerMetric(LMMeasures):
         self.aggregation = aggregation
         self.sentence_context = sentence_context
         self.shuffles, self.unrelated, self.evidence_k, self.reader_tokens = shuffles, unrelated, evidence_k, reader_tokens
+        # the reader's answers (or failures) by (LM, tokens, prompt): shared with judging_part()'s copy, so an item
+        # scored answer by answer is not read again by the corpus's scoring (evaluate's checkpointed path; the
+        # answers read back from the checkpoint, or scored on Ray's actors, come in by reuse_checkpointed())
+        self._readings: dict[tuple[int, int, str], tuple[Any, Any]] = {}
         self.resamples, self.seed = resamples, seed
         self.gamma = tuple(float(g) for g in gamma)
         q_know({k: 0.0 for k in Q_KNOW}, self.gamma)  # checks gamma's length now
@@ -324,6 +328,42 @@ class ConnerMetric(LMMeasures):
             extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
             extra[i]["factuality_label"] = CLASS_OF[label]
 
+    def _reading_key(self, content: str) -> tuple[int, int, str]:
+        if not hasattr(self, "_readings"):  # an object made before the memo (unpickled, or built without __init__)
+            self._readings = {}
+        return (id(self.lm), self.reader_tokens, content)
+
+    def _read(self, content: str) -> Any:
+        """The reader's answer to ``content`` (the first line of its reply, stripped), or the ``BackendError`` its
+        call raised: asked once per metric and its ``judging_part()`` (they share what was read), so an item the
+        checkpointed evaluation scored alone is not read again when the corpus is scored."""
+        from ..errors import BackendError
+
+        key = self._reading_key(content)
+        held = self._readings.get(key)
+        if held is not None and held[0] is self.lm:  # the same LM object (an id is reused only after it is gone)
+            return held[1]
+        try:
+            c = self.lm.generate([[{"role": "user", "content": content}]], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]
+            got: Any = (c.text or "").strip().split("\n")[0].strip()
+        except BackendError as e:
+            got = e
+        self._readings[key] = (self.lm, got)
+        return got
+
+    def reuse_checkpointed(self, samples: Sequence[Any], answers: Sequence[Any], scores: Mapping[int, Mapping[str, Any]]) -> None:
+        """What evaluate's checkpoint holds of answers scored before the corpus (read back on ``--resume``, or
+        scored on ``--ray``'s actors): ``scores``, by answer index, each answer's scores as its line records them.
+        Their readers' answers (``conner.reader_answer``) are taken as read, so the corpus's scoring does not ask
+        the reader again: an item is read once, whichever way it was scored."""
+        if self.lm is None:
+            return
+        for i, sc in scores.items():
+            said = (sc.get("conner") or {}).get("reader_answer") if isinstance(sc, Mapping) else None
+            if isinstance(said, str) and 0 <= i < len(samples):
+                text = str(getattr(answers[i], "raw", "") or "").strip()
+                self._readings[self._reading_key(READER_PROMPT.format(knowledge=text, query=samples[i].question))] = (self.lm, said)
+
     def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts, want) -> None:  # type: ignore[no-untyped-def]
         """The reader answers from the knowledge; its answer is judged (validity) and matched (answer_em)."""
         from .alce import answer_scores
@@ -359,16 +399,15 @@ class ConnerMetric(LMMeasures):
 
         done: list[tuple[int, Any]] = []
         for i in todo:  # one call per item: a knowledge text too long for the reader's context fails alone
-            prompt = [{"role": "user", "content": READER_PROMPT.format(knowledge=texts[i], query=samples[i].question)}]
-            try:
-                done.append((i, self.lm.generate([prompt], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]))
-            except BackendError as e:
+            got = self._read(READER_PROMPT.format(knowledge=texts[i], query=samples[i].question))
+            if isinstance(got, BackendError):
                 for m in ("validity", "answer_em"):
                     if m in want and m not in reasons[i]:
-                        reasons[i][m] = f"the reader's call failed ({e})"
+                        reasons[i][m] = f"the reader's call failed ({got})"
+            else:
+                done.append((i, got))
         pairs: dict[int, list[JudgePair]] = {}
-        for i, c in done:
-            answer = (c.text or "").strip().split("\n")[0].strip()
+        for i, answer in done:
             extra[i]["reader_answer"] = answer
             if not answer:
                 for m in ("validity", "answer_em"):

@@ -57,7 +57,10 @@ class AnswerScorer(Protocol):
     when given, is entered with a number of steps and yields ``advance(n)`` (a bar on a terminal).
 
     A family with a ``judge`` is also run on each answer alone for ``evaluate``'s checkpoint (evaluate/checkpoint.py);
-    an optional ``judging_part()`` gives a copy that computes only what its judge decides (None: nothing)."""
+    an optional ``judging_part()`` gives a copy that computes only what its judge decides (None: nothing), and an
+    optional ``reuse_checkpointed(samples, answers, scores)`` is given, before the corpus is scored, what the
+    checkpoint holds of each answer scored alone (its scores by answer index), to reuse rather than ask a model
+    again (CONNER's reader answers)."""
 
     def score_answers(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer], *, progress: Any = None) -> Any: ...
 

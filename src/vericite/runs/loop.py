@@ -252,15 +252,31 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
     return create("methods", f"{cfg.method}:{cfg.model}", ctx, seed=cfg.seed, **options, **objects)  # type: ignore[no-any-return]
 
 
-def questions_of(cfg: Any, out: str | Path, samples: list[Sample] | None = None) -> list[Sample]:
-    """What a generation run answers: ``samples``, else ``cfg``'s dataset, cut to ``cfg.limit``; ``--out`` is
-    checked first (before a model is loaded), and a dataset with no question is one line."""
+def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
+    """``cfg``'s dataset, each id once: a question whose id was met before is left out (the first is asked, as
+    ``vericite evaluate`` keeps an answer's first line), said in one warning line on stderr; returns the questions
+    and those left out (``{"where", "id", "reason"}``)."""
+    import sys
+
     from ..datasets import load_samples
+    from ..datasets.duplicates import left_out_note
+
+    dropped: list[dict[str, Any]] = []
+    samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path, dropped=dropped)
+    if dropped:
+        print(left_out_note(dropped, cfg.dataset), file=sys.stderr, flush=True)
+    return samples, dropped
+
+
+def questions_of(cfg: Any, out: str | Path, samples: list[Sample] | None = None) -> list[Sample]:
+    """What a generation run answers: ``samples``, else ``cfg``'s dataset (:func:`load_questions`: each id once),
+    cut to ``cfg.limit``; ``--out`` is checked first (before a model is loaded), and a dataset with no question is
+    one line."""
     from ..outputs import check_out_dir
 
     check_out_dir(out)
     if samples is None:
-        samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
+        samples = load_questions(cfg)[0]
     if cfg.limit:
         samples = samples[: cfg.limit]
     if not samples:

@@ -76,15 +76,13 @@ def _level_generation(gen_cfg: Any, exp: Any, level: Any) -> Any:
 
 
 def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend: Any, judge: Any) -> dict[str, Any]:
-    from ..datasets import load_samples
-    from ..evaluate import AnswerItem, evaluate_items, item_from_record, load_task
-    from ..jsonl import read_appended
+    from ..evaluate import evaluate_items, load_task
     from ..registry import create
-    from .loop import generate_run
+    from .loop import generate_run, load_questions
     from ..protocols import CorpusPreparing, GenerationVarying
     from .results import run_metadata, write_evaluation
 
-    samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path)
+    samples, dropped = load_questions(cfg)  # each id once (a repeated one left out, said on stderr)
     if cfg.limit:
         samples = samples[: cfg.limit]
     exp = create("experiments", cfg.experiment) if cfg.experiment else None
@@ -118,8 +116,7 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
             raise VericiteError(f"no question of {cfg.dataset!r} is eligible for {cfg.experiment} at level {level} ({skipped['reason']})")
         sub = out / f"level-{level}"
         manifest = generate_run(level_gens[str(level)], sub, resume=resume and (sub / "manifest.json").exists(), samples=list(level_samples), backend=backend, progress=progress)
-        records = list(read_appended(sub / "samples.jsonl"))
-        items = [it for n, r in enumerate(records, 1) if isinstance(it := item_from_record(r, n, task), AnswerItem)]
+        items = level_items(sub / "samples.jsonl", task)
         if isinstance(task, CorpusPreparing):  # the checkpoint records the evaluation the task resolved to
             task.prepare([it.sample for it in items])
         finished = finished_evaluation(sub, eval_cfg, task, judge, resume, samples=[it.sample for it in items], items=items)
@@ -153,8 +150,26 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
         results["experiments"] = {exp.name: {"x": exp.x_label, "section": exp.section, **exp.presentation(), "rows": rows}}
     results["tokens"] = token_totals(read_manifest(out / f"level-{level}").get("summary", {}).get("tokens") for level in levels)
     results["judge_usage"] = {name: u.to_dict() for name, u in sorted(judge_usage.items())}
+    results["counts"] = {**results.get("counts", {}), "duplicate_ids": len(dropped)}
     write_evaluation(out, results, evaluated, [])
     return results
+
+
+def level_items(path: Path, task: Any) -> list[Any]:
+    """The answers of a level's ``samples.jsonl`` to evaluate: each id once, the first line of an id kept (the
+    rule of ``evaluate.read_answers``; a folder written before the dataset's repeated ids were left out may hold
+    one twice), a record the task cannot read left out."""
+    from ..evaluate import AnswerItem, item_from_record
+    from ..jsonl import read_appended
+
+    items: list[Any] = []
+    seen: set[str] = set()
+    for n, r in enumerate(read_appended(path), 1):
+        it = item_from_record(r, n, task)
+        if isinstance(it, AnswerItem) and it.sample.id not in seen:
+            seen.add(it.sample.id)
+            items.append(it)
+    return items
 
 
 def run_judge(spec: str, eval_cfg: Any, model: str, backend: Any) -> Any:

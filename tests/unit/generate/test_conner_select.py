@@ -167,3 +167,15 @@ def test_demonstration_knowledge_is_cut_to_demo_words():
     ref = registry.create("methods", "conner-knowledge", backend=None, source="reference", demo_words=5)
     ref.check_samples(samples, "x")
     assert len(ref.answer(samples[0])["output"].split()) == 50  # the reference knowledge itself is whole
+
+
+def test_the_pool_of_a_dataset_that_repeats_an_id_holds_its_first_question_once(tmp_path):
+    # generate asks the first question of a repeated id (warning once, datasets/duplicates.py); the pool, drawn from
+    # the whole dataset again, follows the same rule rather than ending the run on the repeat
+    spec, samples = pool_items(tmp_path)
+    with open(spec, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "d5", "question": "Asked again?", "meta": {"reference_knowledge": "Paris is big. Paris is old."}}) + "\n")
+    m, _ = method(shot=2, pool=8, seed=1)
+    m.check_samples(samples[:2], spec)
+    pool = m.manifest()["selection"]["pool"]
+    assert sorted(p["id"] for p in pool) == [f"d{i}" for i in range(8)]

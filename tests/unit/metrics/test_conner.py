@@ -178,3 +178,19 @@ def test_a_reader_call_that_fails_leaves_out_that_item_only():
     assert per[0]["answer_em"] == 1.0 and "validity" in per[0]
     assert per[1]["not_computed"]["validity"].startswith("the reader's call failed (llama.cpp: Requested tokens")
     assert res.results["answer_em"].n == 1 and res.results["validity"].n == 1
+
+
+def test_the_reader_reads_an_item_once_for_a_metric_and_its_judging_part_and_again_for_another_lm():
+    read = []
+
+    def reply(msgs, p):
+        read.append(msgs[-1]["content"])
+        return "Rome"
+
+    m = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=reply), metrics=["validity", "answer_em"], resamples=0)
+    s, a = item(0, "Rome is the capital of Italy. It is old.")
+    part = m.judging_part()
+    first = part.score_answers([s], [a]).scores[0]["conner"]
+    assert m.score_answers([s], [a]).scores[0]["conner"] == first and len(read) == 1  # the part's reading is the metric's
+    m.lm = FakeBackend(replies=reply)  # another LM reads for itself
+    assert m.score_answers([s], [a]).scores[0]["conner"] == first and len(read) == 2
