@@ -224,7 +224,7 @@ backends: Registry[P.LLMBackend] = Registry("backend", P.LLMBackend, BACKEND_CAL
 models: Registry[P.LLMBackend] = Registry("model", P.LLMBackend, BACKEND_CALLS)  # embedded models: name -> ModelSpec
 judges: Registry[P.Judge] = Registry("judge", P.Judge, ("judge", "options"))
 #: a plugin metric family's runs (a failure: its metrics not computed, with the line as the reason)
-metrics: Registry[P.Metric] = Registry("metric", P.Metric, ("compute", "score_answers", "judging_part"))
+metrics: Registry[P.Metric] = Registry("metric", P.Metric, ("compute", "score_answers", "judging_part", "reuse_checkpointed"))
 methods: Registry[P.Method] = Registry("method", P.Method, ("answer", "manifest", "check_samples", "summarise", "show_progress", "close"))
 datasets: Registry[P.Dataset] = Registry("dataset", P.Dataset, ("load", "demonstration", "corpus_file"))
 builders: Registry[P.Builder] = Registry("builder", P.Builder, ("build",))

@@ -135,3 +135,22 @@ def test_evaluate_with_a_plugin_metric_whose_judge_cannot_be_read_or_replaced_co
     assert res["metrics"]["fake_cited_share"]["value"] == 1.0 and res["metric_versions"]["fake"] == "fake@1"
     if make is ReadOnlyJudgeMetric:
         assert ReadOnlyJudgeMetric.asked == 1
+
+
+class BrokenReuseMetric(FakeMetric):
+    """A family with a judge (scored answer by answer into the checkpoint) whose ``reuse_checkpointed`` raises."""
+
+    def __init__(self) -> None:
+        self.judge = KeywordJudge()
+
+    def reuse_checkpointed(self, samples, answers, scores):
+        raise ValueError("scores from another version")
+
+
+def test_evaluate_with_a_plugin_metric_whose_reuse_checkpointed_raises_scores_it_over_the_corpus(tmp_path, plugin):
+    plugin(registry.metrics, "broken-reuse", BrokenReuseMetric)
+    plugin(registry.tasks, "with-broken-reuse", task_with("broken-reuse"))
+    r = invoke(["evaluate", "--task", "with-broken-reuse", "-i", str(kalma_lines(tmp_path)), "-o", str(tmp_path / "ev"), "-q"])
+    assert r.exit_code == 0 and r.exception is None and "Traceback" not in r.output, r.output
+    res = json.loads((tmp_path / "ev" / "results.json").read_text())
+    assert res["metrics"]["fake_cited_share"]["value"] == 1.0 and res["metric_versions"]["fake"] == "fake@1"

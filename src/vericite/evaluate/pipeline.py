@@ -246,13 +246,19 @@ def reuse_checkpointed_scores(suite: Sequence[Any], samples: Sequence[Any], answ
     """Each family of ``suite`` with a ``reuse_checkpointed(samples, answers, scores)`` (CONNER's: its reader's answers) is given
     the scores the checkpoint holds by answer index (read back, scored here or on a worker), so the corpus's scoring
     does not ask its models again for what the answer-by-answer pass already asked."""
+    from ..errors import PluginError
+
     scores = getattr(checkpoint, "scores", None)
     if not scores:
         return
     for m in suite:
-        reuse = getattr(m, "reuse_checkpointed", None)
-        if callable(reuse):
-            reuse(samples, answers, scores)
+        try:
+            reuse = getattr(m, "reuse_checkpointed", None)
+            if callable(reuse):
+                reuse(samples, answers, scores)
+        except PluginError as e:  # a plugin family's bug: its corpus run asks its models again (and says why if it fails)
+            if e.kind != "metric":
+                raise
 
 
 def judged_parts(suite: Sequence[Any], memo: dict[str, Any], fresh: dict[str, Any]) -> list[Any]:
