@@ -269,7 +269,8 @@ class MetricRun:
         ``names``) not computed, with ``reason``; no version recorded. A declaration of a plugin's family that
         raises when read is left out (its ``id``: version "1"; its ``inputs``: the answer), and so is one that is
         not what the Protocol says; without ``names`` no metric is named here: ``unnamed`` is ``reason``."""
-        specs = {s.name: s for s in _declared(metric, "specs", ()) or () if isinstance(s, MetricSpec)}
+        declared = _declared(metric, "specs", ())
+        specs = {s.name: s for s in (declared if isinstance(declared, (tuple, list)) else ()) if isinstance(s, MetricSpec)}
         version = str(_declared(metric, "id", "")).partition("@")[2] or "1"
         inputs = _declared(metric, "inputs", ("answer",))
         inputs = tuple(inputs) if _strings(inputs) else ("answer",)

@@ -31,6 +31,11 @@ def test_a_failed_familys_metrics_are_named_from_its_specs_else_its_names():
     assert run.results["b"].spec == MetricSpec("b", ("answer", "knowledge"), version="3") and run.scores == [{}, {}]
 
 
+def test_specs_or_inputs_that_are_not_lists_are_left_out():
+    run = MetricRun.failed(Family(id="fam@2", names=["a"], specs=3, inputs="answer"), [1], "why")
+    assert run.results["a"].spec == MetricSpec("a", ("answer",), version="2")
+
+
 @pytest.mark.parametrize("names", [None, "ab", 3, ("a", None)])
 def test_names_that_are_not_a_list_of_strings_name_no_metric_and_the_line_is_kept(names):
     run = MetricRun.failed(Family(id="fam@1", names=names), [1], "why")
