@@ -160,28 +160,11 @@ def index_and_lines(tmp_path):
     return tmp_path / "idx", write(tmp_path, lines)
 
 
-class Searches:
-    """The queries the index retriever is asked (its ``search``), counted from now on, in place of an earlier one."""
-
-    def __init__(self, monkeypatch):
-        from vericite.knowledge.docs.retrievers import IndexRetriever
-
-        self.queries: list[str] = []
-        real = getattr(IndexRetriever.search, "real", IndexRetriever.search)
-
-        def search(retriever, query, k=None):
-            self.queries.append(query)
-            return real(retriever, query, k)
-
-        search.real = real  # type: ignore[attr-defined]
-        monkeypatch.setattr(IndexRetriever, "search", search)
-
-
 def test_the_evidence_of_an_item_is_retrieved_once_per_evaluation(tmp_path, monkeypatch):
     # evaluate scores each answer alone into its checkpoint, then the corpus: the evidence retrieved for an item in
     # the first pass is the corpus's too, and an answer read back on --resume is not retrieved for again (a dense
     # retriever embeds each query); the files are those of an evaluation that retrieved it twice
-    from tests.support.checkpoint import Cut
+    from tests.support.checkpoint import Cut, Searches
 
     idx, lines = index_and_lines(tmp_path)
     common = ["evaluate", "--task", "conner", "-i", str(lines), "--index", str(idx), *FAKES]
