@@ -286,8 +286,16 @@ class ConnerMetric(LMMeasures):
             return []
         found = list(self._ask(self.retriever, ("retrieve", self.evidence_k, sentence), lambda: self._retrieve(sentence)))
         if kept is not None and getattr(self, "_keeps_retrieved", False):
-            kept.setdefault("retrieved", {})[sentence] = list(found)
+            kept.setdefault("retrieved", {"index": self._retrieved_from(), "found": {}})["found"][sentence] = list(found)
         return found
+
+    def _retrieved_from(self) -> dict[str, Any]:
+        """What the evidence was retrieved from, as the checkpoint's ``conner.retrieved`` records it: the retriever,
+        its ``evidence_k`` and its index's corpus (``corpus_identity()``: an index rebuilt in place between a cut
+        and ``--resume`` is searched again, not taken from the lines)."""
+        ident = getattr(self.retriever, "corpus_identity", None)
+        corpus = ident() if callable(ident) else None
+        return {"retriever": str(getattr(self.retriever, "id", type(self.retriever).__name__)), "k": self.evidence_k, "corpus": corpus}
 
     def _retrieve(self, sentence: str) -> list[str]:
         search = getattr(self.retriever, "search", None)
@@ -374,7 +382,8 @@ class ConnerMetric(LMMeasures):
         """What evaluate's checkpoint holds of answers scored before the corpus (read back on ``--resume``, or
         scored on ``--ray``'s actors): ``scores``, by answer index, each answer's scores as its line records them.
         Their readers' answers (``conner.reader_answer``) are taken as read, and the evidence retrieved for them
-        (``conner.retrieved``, the judging part's: query -> passages' texts) as retrieved, so the corpus's scoring
+        (``conner.retrieved``, the judging part's: the passages' texts by query, and what they were retrieved from,
+        which must be this metric's retriever, ``evidence_k`` and index) as retrieved, so the corpus's scoring
         asks neither the reader nor the retriever again: an item is read and retrieved for once, whichever way it
         was scored."""
         for i, sc in scores.items():
@@ -386,8 +395,11 @@ class ConnerMetric(LMMeasures):
                 text = str(getattr(answers[i], "raw", "") or "").strip()
                 content = READER_PROMPT.format(knowledge=text, query=samples[i].question)
                 self._ask(self.lm, ("read", self.reader_tokens, content), lambda: said)
-            found = got.get("retrieved")
-            if self.retriever is not None and isinstance(found, Mapping):
+            kept = got.get("retrieved")
+            if self.retriever is None or not isinstance(kept, Mapping) or kept.get("index") != self._retrieved_from():
+                continue
+            found = kept.get("found")
+            if isinstance(found, Mapping):
                 for query, texts in found.items():
                     if isinstance(query, str) and isinstance(texts, list) and all(isinstance(t, str) for t in texts):
                         self._ask(self.retriever, ("retrieve", self.evidence_k, query), lambda texts=texts: list(texts))

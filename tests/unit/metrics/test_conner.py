@@ -211,7 +211,8 @@ def test_evidence_is_retrieved_once_for_a_metric_and_its_judging_part_and_taken_
     part = m.judging_part()
     kept = part.score_answers([s], [a]).scores[0]["conner"]
     asked = ["Rome is the capital of Italy.", "It is old.", "Rome"]
-    assert store.queries == asked and kept["retrieved"]["It is old."] == ["Rome is the capital of Italy.", "Rome: It is old."]
+    assert store.queries == asked and kept["retrieved"]["found"]["It is old."] == ["Rome is the capital of Italy.", "Rome: It is old."]
+    assert kept["retrieved"]["index"] == {"retriever": "Store", "k": 10, "corpus": None}
     whole = m.score_answers([s], [a]).scores[0]["conner"]
     assert store.queries == asked and "retrieved" not in whole  # the part's evidence is the metric's; samples.jsonl has none
     assert {k: v for k, v in kept.items() if k != "retrieved"} == whole
@@ -223,3 +224,21 @@ def test_evidence_is_retrieved_once_for_a_metric_and_its_judging_part_and_taken_
     assert fresh.score_answers([s], [a]).scores[0]["conner"] == whole and other.queries == []
     fresh.retriever = Store()  # another retriever retrieves for itself
     assert fresh.score_answers([s], [a]).scores[0]["conner"] == whole and fresh.retriever.queries == asked
+
+    # an index rebuilt from another corpus (at the same path) between a cut and --resume: its evidence is searched again
+    class Index(Store):
+        def __init__(self, sha):
+            super().__init__()
+            self.sha = sha
+
+        def corpus_identity(self):
+            return {"sha256": self.sha, "passages": 2}
+
+    first = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=Index("a"), metrics=["factuality", "validity"], resamples=0)
+    line = first.judging_part().score_answers([s], [a]).scores[0]
+    assert line["conner"]["retrieved"]["index"]["corpus"] == {"sha256": "a", "passages": 2}
+    for sha, queries in (("a", []), ("b", asked)):
+        again = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=Index(sha), metrics=["factuality", "validity"], resamples=0)
+        again.reuse_checkpointed([s], [a], {0: line})
+        again.score_answers([s], [a])
+        assert again.retriever.queries == queries, sha
