@@ -386,6 +386,7 @@ class ConnerMetric(LMMeasures):
         which must be this metric's retriever, ``evidence_k`` and index) as retrieved, so the corpus's scoring
         asks neither the reader nor the retriever again: an item is read and retrieved for once, whichever way it
         was scored."""
+        source = self._retrieved_from() if self.retriever is not None else None
         for i, sc in scores.items():
             got = (sc.get("conner") or {}) if isinstance(sc, Mapping) else {}
             if not isinstance(got, Mapping) or not 0 <= i < len(samples):
@@ -396,7 +397,7 @@ class ConnerMetric(LMMeasures):
                 content = READER_PROMPT.format(knowledge=text, query=samples[i].question)
                 self._ask(self.lm, ("read", self.reader_tokens, content), lambda: said)
             kept = got.get("retrieved")
-            if self.retriever is None or not isinstance(kept, Mapping) or kept.get("index") != self._retrieved_from():
+            if source is None or not isinstance(kept, Mapping) or kept.get("index") != source:
                 continue
             found = kept.get("found")
             if isinstance(found, Mapping):
