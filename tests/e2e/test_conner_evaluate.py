@@ -139,3 +139,62 @@ def test_the_validity_reader_reads_each_item_once(tmp_path, monkeypatch):
     again = json.loads((tmp_path / "out" / "results.json").read_text())
     assert again["judge_usage"] == res["judge_usage"] and again["metrics"] == res["metrics"]
     assert [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()] == recs
+
+
+def index_and_lines(tmp_path):
+    """An index of three passages, and three knowledge lines without evidence of their own: each sentence's evidence
+    is retrieved from the index; "d" has no gold answer, so validity also retrieves evidence for the reader's answer."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(x) + "\n" for x in [
+        {"id": "d1", "title": "Hamlet", "text": "Hamlet is a play. Hamlet was written by Shakespeare around 1600."},
+        {"id": "d2", "title": "Rome", "text": "Rome is a city in Italy. Rome is the capital of Italy."},
+        {"id": "d3", "title": "Paris", "text": "Paris is the capital of France."},
+    ]), encoding="utf-8")  # fmt: skip
+    r = CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx")])
+    assert r.exit_code == 0, r.output
+    lines = [
+        {"id": "a", "query": "What is the capital of Italy?", "knowledge": "Rome is the capital of Italy. Rome is old.", "answer": "Rome"},
+        {"id": "b", "query": "Who wrote Hamlet?", "knowledge": "Hamlet was written by Shakespeare. It is a play.", "answer": "Shakespeare"},
+        {"id": "d", "query": "What is the capital of France?", "knowledge": "Paris is the capital of France. It is a big city."},
+    ]  # fmt: skip
+    return tmp_path / "idx", write(tmp_path, lines)
+
+
+def test_the_evidence_of_an_item_is_retrieved_once_per_evaluation(tmp_path, monkeypatch):
+    # evaluate scores each answer alone into its checkpoint, then the corpus: the evidence retrieved for an item in
+    # the first pass is the corpus's too, and an answer read back on --resume is not retrieved for again (a dense
+    # retriever embeds each query); the files are those of an evaluation that retrieved it twice
+    from tests.support.checkpoint import Cut, Searches
+
+    idx, lines = index_and_lines(tmp_path)
+    common = ["evaluate", "--task", "conner", "-i", str(lines), "--index", str(idx), *FAKES]
+    sent = Searches(monkeypatch)
+    r = CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "whole")])
+    assert r.exit_code == 0, r.output
+    sentences = ["Rome is the capital of Italy.", "Rome is old.", "Hamlet was written by Shakespeare.", "It is a play.",
+                 "Paris is the capital of France.", "It is a big city."]  # fmt: skip
+    asked = sorted(sent.queries)
+    assert len(asked) == len(set(asked)) == len(sentences) + 1 and set(sentences) < set(asked)  # + d's reader answer
+    res = json.loads((tmp_path / "whole" / "results.json").read_text())
+    assert res["metrics"]["factuality"]["n"] == 3 and res["metrics"]["validity"]["n"] == 3
+    assert res["evaluation"]["conner"]["evidence_index"] == str(idx)
+    recs = [json.loads(x) for x in (tmp_path / "whole" / "samples.jsonl").read_text().splitlines()]
+    assert all("retrieved" not in x["scores"]["conner"] for x in recs)  # the checkpoint's lines keep it, not the records
+
+    sent = Searches(monkeypatch)
+    r = CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "whole"), "--resume"])
+    assert r.exit_code == 0, r.output
+    assert sent.queries == []  # every answer read back: nothing retrieved again
+
+    Cut(monkeypatch, at=3)  # the third judge call: the second answer's factuality, once its evidence was retrieved
+    assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "cut")]).exit_code == 130
+    Cut(monkeypatch)
+    sent = Searches(monkeypatch)
+    r = CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "cut"), "--resume"])
+    assert r.exit_code == 0, r.output
+    assert sorted(sent.queries) == sorted(q for q in asked if q not in sentences[:2])  # the first answer's: read back
+    for name in ("samples.jsonl",):
+        assert (tmp_path / "cut" / name).read_text() == (tmp_path / "whole" / name).read_text()
+    cut = json.loads((tmp_path / "cut" / "results.json").read_text())
+    for key in ("metrics", "counts", "judge_usage", "evaluation"):
+        assert cut[key] == res[key], key

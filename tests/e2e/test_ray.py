@@ -146,16 +146,20 @@ def test_evaluate_on_ray_cut_then_resumed_writes_what_an_uninterrupted_evaluate_
     assert res["metrics"]["attribution_supportive"]["value"] is not None
 
 
-@pytest.mark.parametrize("task", ["conner", "alce"])
+@pytest.mark.parametrize("task", ["conner", "conner-index", "alce"])
 def test_evaluate_on_ray_other_tasks_cut_then_resumed(tmp_path, ray_local, monkeypatch, task):
     """CONNER's and ALCE's judged families on the actors (the task as the driver prepared it): cut after one batch
-    and resumed on Ray, the files are an uninterrupted local evaluate's."""
-    from tests.support.checkpoint import alce_file, conner_lines
+    and resumed on Ray, the files are an uninterrupted local evaluate's. CONNER with --index: each answer's
+    evidence is retrieved on the actor that scored it, not again by the driver's scoring of the corpus."""
+    from tests.support.checkpoint import Searches, alce_file, conner_index, conner_lines
 
-    if task == "conner":
+    if task.startswith("conner"):
         answers = tmp_path / "k.jsonl"
-        answers.write_text("".join(json.dumps(x) + "\n" for x in conner_lines(9)), encoding="utf-8")
+        lines = conner_lines(9) if task == "conner" else [{k: v for k, v in x.items() if k != "evidence"} for x in conner_lines(9)]
+        answers.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
         opts = ["--task", "conner", "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "fake"]
+        if task == "conner-index":
+            opts += ["--index", str(conner_index(tmp_path, 9))]
     else:
         answers = alce_file(tmp_path, 9)
         opts = ["--task", "alce", "--judge", "fake", "--metrics", "str_em,rouge_lsum,alce_citation_recall,alce_citation_precision"]
@@ -164,12 +168,13 @@ def test_evaluate_on_ray_other_tasks_cut_then_resumed(tmp_path, ray_local, monke
     SentAnswers(monkeypatch, cut_after=1)
     assert CliRunner().invoke(cli, [*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"]).exit_code == 130
     assert (tmp_path / "ray" / ".evaluate-answers.jsonl").read_text().count("\n") == 1 + 4
-    sent = SentAnswers(monkeypatch)
+    sent, searched = SentAnswers(monkeypatch), Searches(monkeypatch)
     invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2", "--resume"])
     assert len(sent.answers) == 5
+    assert searched.queries == []  # the driver: 4 answers read back, 5 scored on the actors; none retrieved for again
     local, ray = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "ray"))
     local.pop("created"), ray.pop("created")
-    judged = "factuality" if task == "conner" else "alce_citation_recall"
+    judged = "factuality" if task.startswith("conner") else "alce_citation_recall"
     assert ray == local and ray["metrics"][judged]["value"] is not None
     assert (tmp_path / "ray" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()
 

@@ -1,5 +1,6 @@
 """What the evaluate and run resume tests share: the fake judges' calls counted, and cut (KeyboardInterrupt) at one;
-CONNER knowledge lines and an ALCE result file to evaluate."""
+the index retriever's queries counted; CONNER knowledge lines (and an index of their evidence) and an ALCE result
+file to evaluate."""
 
 from __future__ import annotations
 
@@ -38,6 +39,38 @@ def conner_lines(n=4):
 
 
 CONNER = conner_lines(4)
+
+
+def conner_index(folder, n=4):
+    """An index (``vericite docs index``) in ``folder``/idx of the evidence of :func:`conner_lines`' ``n`` lines, for
+    those lines without their own (``evaluate --task conner --index``); its path."""
+    from click.testing import CliRunner
+
+    from vericite.cli.main import cli
+
+    corpus = folder / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "title": f"Land {i}", "text": x["evidence"][0]}) + "\n" for i, x in enumerate(conner_lines(n))), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(folder / "idx")])
+    assert r.exit_code == 0, r.output
+    return folder / "idx"
+
+
+class Searches:
+    """The queries the index retriever is asked (its ``search``) in this process, counted from now on, in place of
+    an earlier Searches."""
+
+    def __init__(self, monkeypatch):
+        from vericite.knowledge.docs.retrievers import IndexRetriever
+
+        self.queries: list[str] = []
+        real = getattr(IndexRetriever.search, "real", IndexRetriever.search)
+
+        def search(retriever, query, k=None):
+            self.queries.append(query)
+            return real(retriever, query, k)
+
+        search.real = real  # type: ignore[attr-defined]
+        monkeypatch.setattr(IndexRetriever, "search", search)
 
 
 def alce_file(tmp_path, n=4):

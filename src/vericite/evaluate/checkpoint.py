@@ -127,7 +127,8 @@ class AnswerCheckpoint:
         self.fresh: dict[str, dict[str, Any]] = {}
         self.done: dict[int, Any] = {}
         #: answer index -> its scores as its line records them (read back, or added since): what a family may reuse
-        #: rather than ask its models again when the corpus is scored (``reuse_checkpointed``: CONNER's reader answers)
+        #: rather than ask its models again when the corpus is scored (``reuse_checkpointed``: CONNER's reader answers
+        #: and the evidence it retrieved)
         self.scores: dict[int, Any] = {}
         #: answer id -> the sha256 of its record as read now (:func:`record_sha256`), written in its line
         self.hashes: dict[str, str] = {}

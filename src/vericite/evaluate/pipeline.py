@@ -243,9 +243,9 @@ def evaluate_items(
 
 
 def reuse_checkpointed_scores(suite: Sequence[Any], samples: Sequence[Any], answers: Sequence[Any], checkpoint: Any) -> None:
-    """Each family of ``suite`` with a ``reuse_checkpointed(samples, answers, scores)`` (CONNER's: its reader's answers) is given
-    the scores the checkpoint holds by answer index (read back, scored here or on a worker), so the corpus's scoring
-    does not ask its models again for what the answer-by-answer pass already asked."""
+    """Each family of ``suite`` with a ``reuse_checkpointed(samples, answers, scores)`` (CONNER's: its reader's answers
+    and the evidence it retrieved) is given the scores the checkpoint holds by answer index (read back, scored here or
+    on a worker), so the corpus's scoring does not ask its models again for what the answer-by-answer pass asked."""
     from ..errors import PluginError
 
     scores = getattr(checkpoint, "scores", None)

@@ -122,10 +122,15 @@ class ConnerMetric(LMMeasures):
         self.aggregation = aggregation
         self.sentence_context = sentence_context
         self.shuffles, self.unrelated, self.evidence_k, self.reader_tokens = shuffles, unrelated, evidence_k, reader_tokens
-        # the reader's answers (or failures) by (LM, tokens, prompt): shared with judging_part()'s copy, so an item
-        # scored answer by answer is not read again by the corpus's scoring (evaluate's checkpointed path; the
-        # answers read back from the checkpoint, or scored on Ray's actors, come in by reuse_checkpointed())
-        self._readings: dict[tuple[int, int, str], tuple[Any, Any]] = {}
+        # what its models were asked per item, by (the model, what was asked): the reader's answers (or failures) and
+        # the evidence the retriever found for a sentence or an answer (_asked). Shared with judging_part()'s copy, so
+        # an item scored answer by answer is neither read nor retrieved for again by the corpus's scoring (evaluate's
+        # checkpointed path); the answers read back from the checkpoint, or scored on Ray's actors, come in by
+        # reuse_checkpointed()
+        self._asked: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        # judging_part()'s copy: each item's retrieved evidence goes into its scores (conner.retrieved), what
+        # evaluate's checkpoint line keeps for reuse_checkpointed(); the whole family's scores (samples.jsonl) have none
+        self._keeps_retrieved = False
         self.resamples, self.seed = resamples, seed
         self.gamma = tuple(float(g) for g in gamma)
         q_know({k: 0.0 for k in Q_KNOW}, self.gamma)  # checks gamma's length now
@@ -143,6 +148,7 @@ class ConnerMetric(LMMeasures):
             return None
         part = copy.copy(self)
         part.names = names
+        part._keeps_retrieved = self.retriever is not None
         return part
 
     def settings(self) -> dict[str, Any]:
@@ -269,12 +275,29 @@ class ConnerMetric(LMMeasures):
                 continue
             values["relevance"][i] = round(sigmoid(float(x)), 6)
 
-    def _evidence(self, sample: Any, sentence: str) -> list[str]:
+    def _evidence(self, sample: Any, sentence: str, kept: dict[str, Any] | None = None) -> list[str]:
+        """The item's passages, else the ``evidence_k`` passages the retriever finds for ``sentence`` (a sentence of
+        the knowledge, or the reader's answer): retrieved once per metric and its ``judging_part()`` (:meth:`_ask`),
+        and by the part recorded in ``kept`` (the item's ``retrieved``, :meth:`reuse_checkpointed`'s)."""
         given = [p.text for p in (sample.passages or []) if getattr(p, "text", "").strip()]
         if given:
             return given[: self.evidence_k]
         if self.retriever is None:
             return []
+        found = list(self._ask(self.retriever, ("retrieve", self.evidence_k, sentence), lambda: self._retrieve(sentence)))
+        if kept is not None and getattr(self, "_keeps_retrieved", False):
+            kept.setdefault("retrieved", {"index": self._retrieved_from(), "found": {}})["found"][sentence] = list(found)
+        return found
+
+    def _retrieved_from(self) -> dict[str, Any]:
+        """What the evidence was retrieved from, as the checkpoint's ``conner.retrieved`` records it: the retriever,
+        its ``evidence_k`` and its index's corpus (``corpus_identity()``: an index rebuilt in place between a cut
+        and ``--resume`` is searched again, not taken from the lines)."""
+        ident = getattr(self.retriever, "corpus_identity", None)
+        corpus = ident() if callable(ident) else None
+        return {"retriever": str(getattr(self.retriever, "id", type(self.retriever).__name__)), "k": self.evidence_k, "corpus": corpus}
+
+    def _retrieve(self, sentence: str) -> list[str]:
         search = getattr(self.retriever, "search", None)
         if callable(search):  # a document store or an index retriever: k passages for the sentence
             return [p.text for p, _ in search(sentence, self.evidence_k)]
@@ -289,7 +312,7 @@ class ConnerMetric(LMMeasures):
         plan: dict[int, list[tuple[str, list[str]]]] = {}
         for i in usable:
             sents = [texts[i][s:e].strip() for s, e in sentences[i]]
-            rows = [(s, self._evidence(samples[i], s)) for s in sents]
+            rows = [(s, self._evidence(samples[i], s, extra[i])) for s in sents]
             if not any(ev for _, ev in rows):
                 reasons[i]["factuality"] = "no evidence (the item's passages, or --index)"
                 continue
@@ -328,10 +351,17 @@ class ConnerMetric(LMMeasures):
             extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
             extra[i]["factuality_label"] = CLASS_OF[label]
 
-    def _reading_key(self, content: str) -> tuple[int, int, str]:
-        if not hasattr(self, "_readings"):  # an object made before the memo (unpickled, or built without __init__)
-            self._readings = {}
-        return (id(self.lm), self.reader_tokens, content)
+    def _ask(self, model: Any, question: tuple[Any, ...], call: Any) -> Any:
+        """What ``model`` answered to ``question`` (a tuple: what was asked, and how), ``call()`` asked once per
+        metric and its ``judging_part()`` (they share ``_asked``), or given by :meth:`reuse_checkpointed`."""
+        if not hasattr(self, "_asked"):  # an object made before the memo (unpickled, or built without __init__)
+            self._asked = {}
+        held = self._asked.get((id(model), *question))
+        if held is not None and held[0] is model:  # the same model object (an id is reused only after it is gone)
+            return held[1]
+        got = call()
+        self._asked[(id(model), *question)] = (model, got)
+        return got
 
     def _read(self, content: str) -> Any:
         """The reader's answer to ``content`` (the first line of its reply, stripped), or the ``BackendError`` its
@@ -339,30 +369,41 @@ class ConnerMetric(LMMeasures):
         checkpointed evaluation scored alone is not read again when the corpus is scored."""
         from ..errors import BackendError
 
-        key = self._reading_key(content)
-        held = self._readings.get(key)
-        if held is not None and held[0] is self.lm:  # the same LM object (an id is reused only after it is gone)
-            return held[1]
-        try:
-            c = self.lm.generate([[{"role": "user", "content": content}]], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]
-            got: Any = (c.text or "").strip().split("\n")[0].strip()
-        except BackendError as e:
-            got = e
-        self._readings[key] = (self.lm, got)
-        return got
+        def call() -> Any:
+            try:
+                c = self.lm.generate([[{"role": "user", "content": content}]], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]
+                return (c.text or "").strip().split("\n")[0].strip()
+            except BackendError as e:
+                return e
+
+        return self._ask(self.lm, ("read", self.reader_tokens, content), call)
 
     def reuse_checkpointed(self, samples: Sequence[Any], answers: Sequence[Any], scores: Mapping[int, Mapping[str, Any]]) -> None:
         """What evaluate's checkpoint holds of answers scored before the corpus (read back on ``--resume``, or
         scored on ``--ray``'s actors): ``scores``, by answer index, each answer's scores as its line records them.
-        Their readers' answers (``conner.reader_answer``) are taken as read, so the corpus's scoring does not ask
-        the reader again: an item is read once, whichever way it was scored."""
-        if self.lm is None:
-            return
+        Their readers' answers (``conner.reader_answer``) are taken as read, and the evidence retrieved for them
+        (``conner.retrieved``, the judging part's: the passages' texts by query, and what they were retrieved from,
+        which must be this metric's retriever, ``evidence_k`` and index) as retrieved, so the corpus's scoring
+        asks neither the reader nor the retriever again: an item is read and retrieved for once, whichever way it
+        was scored."""
+        source = self._retrieved_from() if self.retriever is not None else None
         for i, sc in scores.items():
-            said = (sc.get("conner") or {}).get("reader_answer") if isinstance(sc, Mapping) else None
-            if isinstance(said, str) and 0 <= i < len(samples):
+            got = (sc.get("conner") or {}) if isinstance(sc, Mapping) else {}
+            if not isinstance(got, Mapping) or not 0 <= i < len(samples):
+                continue
+            said = got.get("reader_answer")
+            if self.lm is not None and isinstance(said, str):
                 text = str(getattr(answers[i], "raw", "") or "").strip()
-                self._readings[self._reading_key(READER_PROMPT.format(knowledge=text, query=samples[i].question))] = (self.lm, said)
+                content = READER_PROMPT.format(knowledge=text, query=samples[i].question)
+                self._ask(self.lm, ("read", self.reader_tokens, content), lambda: said)
+            kept = got.get("retrieved")
+            if source is None or not isinstance(kept, Mapping) or kept.get("index") != source:
+                continue
+            found = kept.get("found")
+            if isinstance(found, Mapping):
+                for query, texts in found.items():
+                    if isinstance(query, str) and isinstance(texts, list) and all(isinstance(t, str) for t in texts):
+                        self._ask(self.retriever, ("retrieve", self.evidence_k, query), lambda texts=texts: list(texts))
 
     def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts, want) -> None:  # type: ignore[no-untyped-def]
         """The reader answers from the knowledge; its answer is judged (validity) and matched (answer_em)."""
@@ -422,7 +463,7 @@ class ConnerMetric(LMMeasures):
             if gold is not None:
                 pairs[i] = [JudgePair(f"{q} {gold}", f"{q} {answer}", question=q)]
             else:
-                found = self._evidence(samples[i], answer)  # the item's passages, else the index's for the answer
+                found = self._evidence(samples[i], answer, extra[i])  # the item's passages, else the index's for the answer
                 if not found:
                     reasons[i]["validity"] = "no evidence for the answer (the item's passages, or --index)"
                     continue

@@ -60,7 +60,7 @@ class AnswerScorer(Protocol):
     an optional ``judging_part()`` gives a copy that computes only what its judge decides (None: nothing), and an
     optional ``reuse_checkpointed(samples, answers, scores)`` is given, before the corpus is scored, what the
     checkpoint holds of each answer scored alone (its scores by answer index), to reuse rather than ask a model
-    again (CONNER's reader answers)."""
+    again (CONNER's reader answers and the evidence its retriever found)."""
 
     def score_answers(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer], *, progress: Any = None) -> Any: ...
 

@@ -194,3 +194,51 @@ def test_the_reader_reads_an_item_once_for_a_metric_and_its_judging_part_and_aga
     assert m.score_answers([s], [a]).scores[0]["conner"] == first and len(read) == 1  # the part's reading is the metric's
     m.lm = FakeBackend(replies=reply)  # another LM reads for itself
     assert m.score_answers([s], [a]).scores[0]["conner"] == first and len(read) == 2
+
+
+def test_evidence_is_retrieved_once_for_a_metric_and_its_judging_part_and_taken_from_checkpointed_scores():
+    class Store:
+        def __init__(self):
+            self.queries = []
+
+        def search(self, query, k=10):
+            self.queries.append(query)
+            return [(Passage("x", "Rome is the capital of Italy."), 1.0), (Passage("y", f"Rome: {query}"), 0.5)][:k]
+
+    s, a = item(0, "Rome is the capital of Italy. It is old.", answer=None, passages=())  # validity retrieves for the answer too
+    store = Store()
+    m = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=store, metrics=["factuality", "validity"], resamples=0)
+    part = m.judging_part()
+    kept = part.score_answers([s], [a]).scores[0]["conner"]
+    asked = ["Rome is the capital of Italy.", "It is old.", "Rome"]
+    assert store.queries == asked and kept["retrieved"]["found"]["It is old."] == ["Rome is the capital of Italy.", "Rome: It is old."]
+    assert kept["retrieved"]["index"] == {"retriever": "Store", "k": 10, "corpus": None}
+    whole = m.score_answers([s], [a]).scores[0]["conner"]
+    assert store.queries == asked and "retrieved" not in whole  # the part's evidence is the metric's; samples.jsonl has none
+    assert {k: v for k, v in kept.items() if k != "retrieved"} == whole
+
+    # scored elsewhere (an actor, a checkpoint read back): another metric takes the evidence from the line's scores
+    other = Store()
+    fresh = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=other, metrics=["factuality", "validity"], resamples=0)
+    fresh.reuse_checkpointed([s], [a], {0: {"conner": kept}})
+    assert fresh.score_answers([s], [a]).scores[0]["conner"] == whole and other.queries == []
+    fresh.retriever = Store()  # another retriever retrieves for itself
+    assert fresh.score_answers([s], [a]).scores[0]["conner"] == whole and fresh.retriever.queries == asked
+
+    # an index rebuilt from another corpus (at the same path) between a cut and --resume: its evidence is searched again
+    class Index(Store):
+        def __init__(self, sha):
+            super().__init__()
+            self.sha = sha
+
+        def corpus_identity(self):
+            return {"sha256": self.sha, "passages": 2}
+
+    first = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=Index("a"), metrics=["factuality", "validity"], resamples=0)
+    line = first.judging_part().score_answers([s], [a]).scores[0]
+    assert line["conner"]["retrieved"]["index"]["corpus"] == {"sha256": "a", "passages": 2}
+    for sha, queries in (("a", []), ("b", asked)):
+        again = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(replies=lambda msgs, p: "Rome"), retriever=Index(sha), metrics=["factuality", "validity"], resamples=0)
+        again.reuse_checkpointed([s], [a], {0: line})
+        again.score_answers([s], [a])
+        assert again.retriever.queries == queries, sha
