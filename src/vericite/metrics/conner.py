@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from ..attribution.sentences import split_sentences
 from ..errors import VericiteError
 from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS
-from ..types import GenParams, JudgePair
+from ..types import JudgePair
 from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
 from .conner_specs import (  # noqa: F401  (re-exported: the family's declarations)
     VERSION,
@@ -62,8 +62,9 @@ from .conner_specs import (  # noqa: F401  (re-exported: the family's declaratio
     gold_answer,
     gold_response,
 )
-from .conner_judged import _probability, passage_major, three_way  # noqa: F401  (passage_major re-exported)
+from .conner_judged import passage_major, three_way  # noqa: F401  (passage_major re-exported)
 from .conner_lm import LMMeasures
+from .conner_validity import ValidityMeasures
 from .judging import judge_corpus, judge_id
 
 def _model_name(backend: Any) -> str | None:
@@ -75,10 +76,12 @@ def _model_name(backend: Any) -> str | None:
         return str(getattr(backend, "id", type(backend).__name__))
 
 
-class ConnerMetric(LMMeasures):
+class ConnerMetric(LMMeasures, ValidityMeasures):
     """CONNER's measures (module docstring). ``judge``: a three-way judge (factuality, validity); ``lm``: a causal
     LM backend (coherence, informativeness, helpfulness, the validity reader); ``scorer``: a PairScorer
-    (relevance); ``retriever``: evidence per sentence when an item has none (``--index``)."""
+    (relevance); ``retriever``: evidence per sentence when an item has none (``--index``). Its parts: the LM-scored
+    measures (``conner_lm.py``), validity and answer_em (``conner_validity.py``), what its reader and retriever were
+    asked, once per evaluation (``conner_asked.py``)."""
 
     inputs = ("answer", "passages", "answers", "meta")
     # vericite compare (protocols.PairedStatistics): two runs are compared only when scored with the same CONNER
@@ -126,7 +129,7 @@ class ConnerMetric(LMMeasures):
         # the evidence the retriever found for a sentence or an answer (_asked). Shared with judging_part()'s copy, so
         # an item scored answer by answer is neither read nor retrieved for again by the corpus's scoring (evaluate's
         # checkpointed path); the answers read back from the checkpoint, or scored on Ray's actors, come in by
-        # reuse_checkpointed()
+        # reuse_checkpointed() (conner_asked.py)
         self._asked: dict[tuple[Any, ...], tuple[Any, Any]] = {}
         # judging_part()'s copy: each item's retrieved evidence goes into its scores (conner.retrieved), what
         # evaluate's checkpoint line keeps for reuse_checkpointed(); the whole family's scores (samples.jsonl) have none
@@ -275,35 +278,6 @@ class ConnerMetric(LMMeasures):
                 continue
             values["relevance"][i] = round(sigmoid(float(x)), 6)
 
-    def _evidence(self, sample: Any, sentence: str, kept: dict[str, Any] | None = None) -> list[str]:
-        """The item's passages, else the ``evidence_k`` passages the retriever finds for ``sentence`` (a sentence of
-        the knowledge, or the reader's answer): retrieved once per metric and its ``judging_part()`` (:meth:`_ask`),
-        and by the part recorded in ``kept`` (the item's ``retrieved``, :meth:`reuse_checkpointed`'s)."""
-        given = [p.text for p in (sample.passages or []) if getattr(p, "text", "").strip()]
-        if given:
-            return given[: self.evidence_k]
-        if self.retriever is None:
-            return []
-        found = list(self._ask(self.retriever, ("retrieve", self.evidence_k, sentence), lambda: self._retrieve(sentence)))
-        if kept is not None and getattr(self, "_keeps_retrieved", False):
-            kept.setdefault("retrieved", {"index": self._retrieved_from(), "found": {}})["found"][sentence] = list(found)
-        return found
-
-    def _retrieved_from(self) -> dict[str, Any]:
-        """What the evidence was retrieved from, as the checkpoint's ``conner.retrieved`` records it: the retriever,
-        its ``evidence_k`` and its index's corpus (``corpus_identity()``: an index rebuilt in place between a cut
-        and ``--resume`` is searched again, not taken from the lines)."""
-        ident = getattr(self.retriever, "corpus_identity", None)
-        corpus = ident() if callable(ident) else None
-        return {"retriever": str(getattr(self.retriever, "id", type(self.retriever).__name__)), "k": self.evidence_k, "corpus": corpus}
-
-    def _retrieve(self, sentence: str) -> list[str]:
-        search = getattr(self.retriever, "search", None)
-        if callable(search):  # a document store or an index retriever: k passages for the sentence
-            return [p.text for p, _ in search(sentence, self.evidence_k)]
-        found = self.retriever.retrieve(sentence)
-        return [getattr(p, "text", str(p)) for p in list(found.evidence)[: self.evidence_k]]
-
     def _factuality(self, samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress) -> None:  # type: ignore[no-untyped-def]
         if self.judge is None:
             for i in usable:
@@ -350,139 +324,6 @@ class ConnerMetric(LMMeasures):
                 values[share][i] = 1.0 if k == label else 0.0
             extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
             extra[i]["factuality_label"] = CLASS_OF[label]
-
-    def _ask(self, model: Any, question: tuple[Any, ...], call: Any) -> Any:
-        """What ``model`` answered to ``question`` (a tuple: what was asked, and how), ``call()`` asked once per
-        metric and its ``judging_part()`` (they share ``_asked``), or given by :meth:`reuse_checkpointed`."""
-        if not hasattr(self, "_asked"):  # an object made before the memo (unpickled, or built without __init__)
-            self._asked = {}
-        held = self._asked.get((id(model), *question))
-        if held is not None and held[0] is model:  # the same model object (an id is reused only after it is gone)
-            return held[1]
-        got = call()
-        self._asked[(id(model), *question)] = (model, got)
-        return got
-
-    def _read(self, content: str) -> Any:
-        """The reader's answer to ``content`` (the first line of its reply, stripped), or the ``BackendError`` its
-        call raised: asked once per metric and its ``judging_part()`` (they share what was read), so an item the
-        checkpointed evaluation scored alone is not read again when the corpus is scored."""
-        from ..errors import BackendError
-
-        def call() -> Any:
-            try:
-                c = self.lm.generate([[{"role": "user", "content": content}]], GenParams(max_tokens=self.reader_tokens, temperature=0.0))[0]
-                return (c.text or "").strip().split("\n")[0].strip()
-            except BackendError as e:
-                return e
-
-        return self._ask(self.lm, ("read", self.reader_tokens, content), call)
-
-    def reuse_checkpointed(self, samples: Sequence[Any], answers: Sequence[Any], scores: Mapping[int, Mapping[str, Any]]) -> None:
-        """What evaluate's checkpoint holds of answers scored before the corpus (read back on ``--resume``, or
-        scored on ``--ray``'s actors): ``scores``, by answer index, each answer's scores as its line records them.
-        Their readers' answers (``conner.reader_answer``) are taken as read, and the evidence retrieved for them
-        (``conner.retrieved``, the judging part's: the passages' texts by query, and what they were retrieved from,
-        which must be this metric's retriever, ``evidence_k`` and index) as retrieved, so the corpus's scoring
-        asks neither the reader nor the retriever again: an item is read and retrieved for once, whichever way it
-        was scored."""
-        source = self._retrieved_from() if self.retriever is not None else None
-        for i, sc in scores.items():
-            got = (sc.get("conner") or {}) if isinstance(sc, Mapping) else {}
-            if not isinstance(got, Mapping) or not 0 <= i < len(samples):
-                continue
-            said = got.get("reader_answer")
-            if self.lm is not None and isinstance(said, str):
-                text = str(getattr(answers[i], "raw", "") or "").strip()
-                content = READER_PROMPT.format(knowledge=text, query=samples[i].question)
-                self._ask(self.lm, ("read", self.reader_tokens, content), lambda: said)
-            kept = got.get("retrieved")
-            if source is None or not isinstance(kept, Mapping) or kept.get("index") != source:
-                continue
-            found = kept.get("found")
-            if isinstance(found, Mapping):
-                for query, texts in found.items():
-                    if isinstance(query, str) and isinstance(texts, list) and all(isinstance(t, str) for t in texts):
-                        self._ask(self.retriever, ("retrieve", self.evidence_k, query), lambda texts=texts: list(texts))
-
-    def _validity(self, samples, texts, usable, values, reasons, extra, judgements, counts, want) -> None:  # type: ignore[no-untyped-def]
-        """The reader answers from the knowledge; its answer is judged (validity) and matched (answer_em)."""
-        from .alce import answer_scores
-
-        val, em = "validity" in want, "answer_em" in want
-        if self.lm is None:
-            for i in usable:
-                for m in ("validity", "answer_em"):
-                    if m in want:
-                        reasons[i][m] = "no language model (--lm)"
-            return
-        todo, judged_items = [], set()
-        for i in usable:
-            gold = gold_answer(samples[i])
-            evidence = [p.text for p in (samples[i].passages or []) if p.text.strip()]
-            need = False
-            if em:
-                if gold is None:
-                    reasons[i]["answer_em"] = "no gold short answer"
-                else:
-                    need = True
-            if val:
-                if self.judge is None:
-                    reasons[i]["validity"] = "no judge (--judge llm3:<model>, nli3:<model>, fake-3way)"
-                elif gold is None and not evidence and self.retriever is None:
-                    reasons[i]["validity"] = "no gold answer and no evidence"
-                else:
-                    need = True
-                    judged_items.add(i)
-            if need:
-                todo.append(i)
-        from ..errors import BackendError
-
-        done: list[tuple[int, Any]] = []
-        for i in todo:  # one call per item: a knowledge text too long for the reader's context fails alone
-            got = self._read(READER_PROMPT.format(knowledge=texts[i], query=samples[i].question))
-            if isinstance(got, BackendError):
-                for m in ("validity", "answer_em"):
-                    if m in want and m not in reasons[i]:
-                        reasons[i][m] = f"the reader's call failed ({got})"
-            else:
-                done.append((i, got))
-        pairs: dict[int, list[JudgePair]] = {}
-        for i, answer in done:
-            extra[i]["reader_answer"] = answer
-            if not answer:
-                for m in ("validity", "answer_em"):
-                    if m in want and m not in reasons[i]:
-                        reasons[i][m] = "the reader gave no answer"
-                continue
-            if em and "answer_em" not in reasons[i]:
-                values["answer_em"][i] = answer_scores(samples[i].answers or [], answer)[0]  # type: ignore[index]
-            if i not in judged_items:
-                continue
-            q, gold = samples[i].question, gold_answer(samples[i])
-            if gold is not None:
-                pairs[i] = [JudgePair(f"{q} {gold}", f"{q} {answer}", question=q)]
-            else:
-                found = self._evidence(samples[i], answer, extra[i])  # the item's passages, else the index's for the answer
-                if not found:
-                    reasons[i]["validity"] = "no evidence for the answer (the item's passages, or --index)"
-                    continue
-                pairs[i] = [JudgePair(e, answer, question=q) for e in found]
-        judged = judge_corpus(self.judge, [p for ps in pairs.values() for p in ps]) if pairs else {}
-        counts["judge_calls"] += len(judged)
-        for i, ps in pairs.items():
-            probs = []
-            for p in ps:
-                j = judged[p]
-                judgements[i].append({**j.to_dict(), "purpose": "validity"})
-                if j.status == "ok" and _probability(j.probability):
-                    probs.append(float(j.probability))
-                else:
-                    counts["unparseable_judgements"] += 1
-            if probs:
-                values["validity"][i] = round(max(probs), 6)
-            else:
-                reasons[i]["validity"] = "no judgement could be read"
 
 
 def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, **options: Any) -> ConnerMetric:
