@@ -465,3 +465,40 @@ def test_evaluate_on_ray_with_a_final_answer_reader_reads_on_the_driver(tmp_path
     assert ray["metrics"]["answer_em"]["value"] == 1.0 and ray["metrics"] == local["metrics"]
     assert ray["evaluation"]["alce"]["reader_calls"] == 6 and ray["judge_usage"] == local["judge_usage"]
     assert (tmp_path / "ray" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()
+
+
+def test_evaluate_conner_workers_never_load_the_relevance_model(tmp_path, monkeypatch):
+    """CONNER's relevance is scored over the corpus, on the driver: the workers, which score the judged measures
+    answer by answer, build the task's suite without loading its relevance scorer. Counted with a scorer
+    registered here, the workers being threads in this process (``open_pool`` without Ray: the same
+    ``AnswerWorker`` as an actor): one load, the driver's, where each worker loaded its own; the files are a local
+    evaluate's."""
+    from tests.support.checkpoint import conner_lines
+    from vericite import registry
+    from vericite.distributed import pool
+    from vericite.fakes.scoring import FakePairScorer
+    from vericite.runs import distributed
+
+    loads = []
+
+    def counted(arg, *, ctx, **options):
+        loads.append(arg)
+        return FakePairScorer()
+
+    monkeypatch.setattr(distributed, "open_pool", lambda factory, workers, ray=None: pool.ThreadPool(factory, workers))
+    answers = tmp_path / "k.jsonl"
+    answers.write_text("".join(json.dumps(x) + "\n" for x in conner_lines(6)), encoding="utf-8")
+    common = ["evaluate", "--task", "conner", "-i", str(answers), "-q", "--resamples", "50", "--judge", "fake-3way", "--lm", "fake",
+              "--relevance-model", "counted"]  # fmt: skip
+    registry.scorers.register("counted", counted, replace=True)
+    try:
+        invoke([*common, "-o", str(tmp_path / "local")])
+        assert len(loads) == 1
+        invoke([*common, "-o", str(tmp_path / "pool"), "--ray", "auto", "--workers", "2"])
+    finally:
+        registry.scorers.unregister("counted")
+    assert len(loads) == 2  # the driver's, once per evaluation (it was 4: the two workers loaded it too)
+    local, pooled = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "pool"))
+    local.pop("created"), pooled.pop("created")
+    assert pooled == local and pooled["metrics"]["relevance"]["value"] is not None and pooled["metrics"]["factuality"]["value"] is not None
+    assert (tmp_path / "pool" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()

@@ -151,6 +151,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             return None
         part = copy.copy(self)
         part.names = names
+        part.scorer = None  # relevance is not judged: the part never loads the relevance model (tasks/conner.py)
         part._keeps_retrieved = self.retriever is not None
         return part
 

@@ -9,7 +9,8 @@ conner-knowledge`` run folder is read as it is (its ``output`` is the knowledge,
 Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles=5,unrelated=3,evidence_k=10``.
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
-evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``).
+evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
+at its first use (:class:`RelevanceScorer`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,34 @@ from ..types import AttributedAnswer
 NAME = "conner"
 DEFAULT_RELEVANCE_MODEL = "ms-marco"
 OPTIONS = {"aggregation": str, "sentence_context": str, "shuffles": int, "unrelated": int, "evidence_k": int}
+
+
+class RelevanceScorer:
+    """The relevance measure's pair scorer (``--relevance-model``), built at its first use: relevance is scored over
+    the corpus, by the evaluation's driver, so the workers of ``evaluate --ray`` (which build the suite to score its
+    judged measures answer by answer, ``runs/distributed.py``'s ``AnswerWorker``) never load it. Its name is looked
+    up now: one not registered is refused before anything is scored, as when it was built here; a model that cannot
+    be loaded is said when the corpus is scored (the answers judged before it are kept for ``--resume``)."""
+
+    def __init__(self, spec: str, ctx: Any) -> None:
+        from ..registry import scorers
+
+        scorers.get(scorers.split(spec)[0])
+        self.spec, self.ctx = spec, ctx
+        self._scorer: Any = None
+
+    @property
+    def scorer(self) -> Any:
+        if self._scorer is None:
+            self._scorer = create("scorers", self.spec, self.ctx)
+        return self._scorer
+
+    @property
+    def id(self) -> Any:
+        return getattr(self.scorer, "id", None)
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> Any:
+        return self.scorer.score(pairs)
 
 
 def conner_record(d: Any, line: int) -> Any:
@@ -136,7 +165,7 @@ class ConnerTask:
         else:
             lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
         scorer_name = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
-        scorer = None if scorer_name == "none" else create("scorers", scorer_name, ctx)
+        scorer = None if scorer_name == "none" else RelevanceScorer(scorer_name, ctx)
         index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))
         retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None

@@ -242,3 +242,35 @@ def test_evidence_is_retrieved_once_for_a_metric_and_its_judging_part_and_taken_
         again.reuse_checkpointed([s], [a], {0: line})
         again.score_answers([s], [a])
         assert again.retriever.queries == queries, sha
+
+
+def test_the_task_builds_the_relevance_model_at_its_first_use_and_its_judging_part_never_does():
+    """The conner task's suite holds its relevance scorer unbuilt (evaluate --ray's workers build the suite and
+    score only its judging part); the corpus's scoring builds it once, and records its id as before. A name not
+    registered is refused when the suite is built."""
+    from vericite import registry
+
+    built = []
+    registry.scorers.register("counted", lambda arg, *, ctx, **o: built.append(arg) or FakePairScorer(), replace=True)
+    try:
+        counted_suite(built)
+    finally:
+        registry.scorers.unregister("counted")
+
+
+def counted_suite(built):
+    from types import SimpleNamespace
+
+    from vericite.registry import BuildContext, create
+
+    settings = SimpleNamespace(lm="fake", relevance_model="counted", evidence_index=None, metrics=None, resamples=0, seed=0)
+    [m] = create("tasks", "conner").suite(settings, judge=ThreeWayJudge(), ctx=BuildContext(cache=False))
+    s, a = item(0, "Rome is the capital of Italy. It is old.")
+    m.judging_part().score_answers([s], [a])
+    assert built == []
+    r = m.score_answers([s], [a])
+    assert built == [""] and r.settings["conner"]["relevance_model"] == FakePairScorer.id and r.scores[0]["conner"]["relevance"] > 0.5
+    m.score_answers([s], [a])
+    assert built == [""]
+    with pytest.raises(VericiteError, match="unknown pair scorer 'countd'"):
+        create("tasks", "conner").suite(SimpleNamespace(**{**vars(settings), "relevance_model": "countd"}), judge=ThreeWayJudge(), ctx=BuildContext())
