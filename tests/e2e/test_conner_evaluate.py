@@ -198,3 +198,42 @@ def test_the_evidence_of_an_item_is_retrieved_once_per_evaluation(tmp_path, monk
     cut = json.loads((tmp_path / "cut" / "results.json").read_text())
     for key in ("metrics", "counts", "judge_usage", "evaluation"):
         assert cut[key] == res[key], key
+
+
+def test_an_index_rebuilt_in_place_between_a_cut_and_resume_is_refused(tmp_path, monkeypatch):
+    # the checkpoint's header records what --index holds (the corpus's sha256 and passages, as generate's manifest
+    # does), not only its path: answers scored against the old documents are not mixed with answers scored against
+    # the new ones; a checkpoint written before it was recorded resumes as it did
+    import shutil
+
+    from tests.support.checkpoint import Cut
+
+    idx, lines = index_and_lines(tmp_path)
+    out = tmp_path / "cut"
+    common = ["evaluate", "--task", "conner", "-i", str(lines), "--index", str(idx), "-o", str(out), *FAKES]
+    Cut(monkeypatch, at=3)
+    assert CliRunner().invoke(cli, common).exit_code == 130
+    Cut(monkeypatch)
+    path = out / ".evaluate-answers.jsonl"
+    head = json.loads(path.read_text().splitlines()[0])
+    assert head["index_corpus"]["passages"] == 3 and len(head["index_corpus"]["sha256"]) == 64
+
+    corpus = tmp_path / "other.jsonl"  # the same --index folder, built again from other documents
+    corpus.write_text(json.dumps({"id": "d1", "title": "Rome", "text": "Rome is a village in Georgia."}) + "\n", encoding="utf-8")
+    shutil.rmtree(idx)
+    assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(idx), "-q"]).exit_code == 0
+    before = path.read_text()
+    r = CliRunner().invoke(cli, [*common, "--resume"])
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("error: cannot resume the evaluation in") and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output, r.output
+    assert "the documents in the --index folder" in r.output and "rerun without --resume, or use another --out" in r.output, r.output
+    assert path.read_text() == before and not (out / "results.json").exists()
+
+    # a checkpoint written before the index's corpus was recorded: taken as made with the index as it is now
+    text = path.read_text().splitlines()
+    old = json.loads(text[0])
+    del old["index_corpus"]
+    path.write_text("\n".join([json.dumps(old), *text[1:]]) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, [*common, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert (out / "results.json").is_file()

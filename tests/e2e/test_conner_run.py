@@ -186,3 +186,30 @@ def test_a_bad_level_is_refused_before_any_level_runs(tmp_path, setup, conner_mo
     r = run(cfg, tmp_path / "run", "--limit", "2")
     assert r.exit_code != 0 and "level 2 (BM25 top 1) needs an index" in r.output, r.output
     assert not (tmp_path / "run" / "level-0").exists()  # nothing was generated
+
+
+def test_an_evidence_index_rebuilt_in_place_is_evaluated_again_on_resume(tmp_path, setup, conner_model):
+    # the level's evaluation checkpoint records what evidence_index holds (not only its path): a run resumed over an
+    # index rebuilt from other documents evaluates the level again, as for other changed evaluation settings, rather
+    # than reading back (or going on from) scores made against the old documents
+    import shutil
+
+    data, idx = setup
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: {conner_model}\nmethod: conner-knowledge\nmethod_args: {{\"source\": \"generate\"}}\n"
+                   f"task: conner\njudge: fake-3way\nlm: {conner_model}\nrelevance_model: fake\nevidence_index: {idx}\nresamples: 20\n", encoding="utf-8")
+    assert run(cfg, tmp_path / "run", "--limit", "2").exit_code == 0
+    first = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["factuality"]
+    head = json.loads((tmp_path / "run" / "level-base" / "eval" / ".evaluate-answers.jsonl").read_text().splitlines()[0])
+    assert head["index_corpus"]["passages"] == 2
+
+    corpus = tmp_path / "other.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "Bananas", "text": "Bananas are yellow. Bananas grow fast."}) + "\n", encoding="utf-8")
+    shutil.rmtree(idx)
+    assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(idx), "-q"]).exit_code == 0
+    r = run(cfg, tmp_path / "run", "--limit", "2", "--resume")
+    assert r.exit_code == 0, r.output
+    resumed = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["factuality"]
+    assert run(cfg, tmp_path / "fresh", "--limit", "2").exit_code == 0  # the same run from scratch on the new index
+    fresh = json.loads((tmp_path / "fresh" / "results.json").read_text())["metrics"]["factuality"]
+    assert resumed == fresh and resumed != first

@@ -2,8 +2,8 @@
 ``run --resume``, for a level whose evaluation was cut) reuses.
 
 The first line records what the evaluation is (:func:`fingerprint`: the task as it resolved over its input and
-its options, the judges, the metric options, the sha256 of the answers' file); a resumed evaluation must have the
-same settings, else :meth:`AnswerCheckpoint.open` says which differ, in one line. Its input may have grown (more
+its options, the judges, the metric options, with ``--index`` what the index holds, the sha256 of the answers'
+file); a resumed evaluation must have the same settings, else :meth:`AnswerCheckpoint.open` says which differ, in one line. Its input may have grown (more
 answers, ``generate --resume``): each answer's line records the sha256 of its record (:func:`record_sha256`), so
 the answers scored whose records are unchanged are kept and the rest scored; an answer scored that changed, or is
 gone, is one line naming it (``vericite run``: the level evaluated again). A file that cannot be read
@@ -72,13 +72,25 @@ def fingerprint(cfg: Any, task: Any, input_sha256: str, extra: Mapping[str, Any]
     evaluation and ``alce-eli5`` is another. A task with options (``alce:at_most_citations=1``,
     ``conner:aggregation=max``) has ``config.task_options``: those that differ from its defaults (its
     ``spec_options()``; ``{}`` at the defaults), so a spec that spells out a default is the same evaluation as one
-    that does not; a task without options has no such key."""
+    that does not; a task without options has no such key. With ``evidence_index`` (``--index``), ``index_corpus``
+    is what that index holds (:func:`index_corpus`): the path alone would resume over an index rebuilt in place."""
     settings = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(vars(cfg))
     config = {k: v for k, v in sorted(settings.items()) if k not in OPERATIONAL and (corpus or k not in CORPUS_ONLY) and not (k in OMITTED_WHEN_NONE and v is None)}
     config["task"] = task_name(task)
     if callable(getattr(task, "spec_options", None)):
         config["task_options"] = task_options(task)
-    return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **dict(extra or {})}))
+    corpus = {"index_corpus": index_corpus(config["evidence_index"])} if config.get("evidence_index") else {}
+    return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **corpus, **dict(extra or {})}))
+
+
+def index_corpus(folder: str | Path) -> dict[str, Any]:
+    """What the index folder ``folder`` (``--index``) holds, as a run's manifest records it for ``generate --resume``
+    (``PassageIndex.corpus_identity``: its corpus's sha256 and passages): the header's ``index_corpus``, so an index
+    rebuilt in place from another corpus between a cut and ``--resume`` is another evaluation, not one whose answers
+    were scored against two indexes. An index that cannot be opened is its one line (``IndexUnusable``)."""
+    from ..knowledge.docs.index import PassageIndex
+
+    return PassageIndex(folder).corpus_identity()
 
 
 def task_name(task: Any) -> str:
@@ -94,7 +106,11 @@ def upgrade(old: Mapping[str, Any], head: Mapping[str, Any], resolve: Callable[[
     ``config.task`` was the task's name as given: ``resolve(name)`` gives the evaluation that name resolves to over
     the same answers (None: unknown, the name is kept). It recorded ``task_options`` only when some differed from
     the defaults, and before they were recorded at all it recorded none: a header without them is taken as made
-    with the task's defaults (all it can say), so it resumes only an evaluation with the defaults."""
+    with the task's defaults (all it can say), so it resumes only an evaluation with the defaults. A header of any
+    version written before ``index_corpus`` was recorded (``--index``: :func:`index_corpus`) is taken as made with
+    the index as it is now, so it resumes as before."""
+    if "index_corpus" in head and "index_corpus" not in old:  # written before the index's corpus was recorded
+        old = {**old, "index_corpus": head["index_corpus"]}  # taken as made with the index as it is now (all it can say)
     if old.get("checkpoint") == PREVIOUS:  # the same header: its lines lack record_sha256 (open() says what then)
         return {**old, "checkpoint": VERSION}, False
     if old.get("checkpoint") != LEGACY:
@@ -417,5 +433,18 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
                 names.append(f"{prefix}{key}")
         return names
 
-    names = ["the input file" if n == "input_sha256" else n.removeprefix("config.").replace("task_options.", "task option ") for n in walk(old, new, "")]
+    names: list[str] = []
+    for n in walk(old, new, ""):
+        if n.split(".")[0] == "index_corpus":
+            n = INDEX_CHANGED
+        elif n == "input_sha256":
+            n = "the input file"
+        else:
+            n = n.removeprefix("config.").replace("task_options.", "task option ")
+        if n not in names:
+            names.append(n)
     return ", ".join(names) or "the settings"
+
+
+#: how :func:`differences` names a changed ``index_corpus``
+INDEX_CHANGED = "the documents in the --index folder (the index was rebuilt from another corpus since)"

@@ -113,6 +113,13 @@ class PassageIndex:
     def __len__(self) -> int:
         return max(0, len(self._offsets) - 1)
 
+    def corpus_identity(self) -> dict[str, Any]:
+        """What the index holds: the corpus file's sha256 and the passages indexed (its ``index.json``). A run's
+        manifest records it (``generate --resume``) and so does an evaluation's checkpoint (``evaluate --resume``,
+        ``--index``): an index rebuilt in place from another corpus is another retrieval."""
+        corpus = self.meta.get("corpus") or {}
+        return {"sha256": corpus.get("sha256"), "passages": corpus.get("passages")}
+
     @property
     def retrievers(self) -> tuple[str, ...]:
         """What can be searched: the retrievers built, and hybrid when both are."""

@@ -103,10 +103,10 @@ class IndexRetriever:
         return out
 
     def corpus_identity(self) -> dict[str, Any]:
-        """What the index holds, as a run's manifest records it (``generate --resume`` compares it: an index rebuilt
-        in place from another corpus is another retrieval): the corpus file's sha256 and the passages indexed."""
-        corpus = self.index.meta.get("corpus") or {}
-        return {"sha256": corpus.get("sha256"), "passages": corpus.get("passages")}
+        """What the index holds (:meth:`PassageIndex.corpus_identity`: the corpus file's sha256 and the passages
+        indexed), as a run's manifest records it (``generate --resume`` compares it: an index rebuilt in place from
+        another corpus is another retrieval)."""
+        return self.index.corpus_identity()
 
     def ranked(self, query: str, depth: int) -> list[tuple[int, float]]:
         """``(passage row, score)`` of the first stage, best first, at most ``depth``."""
