@@ -190,3 +190,29 @@ def test_an_index_rebuilt_in_place_from_another_corpus_is_refused(tmp_path, file
     before = folder(tmp_path)
     refused(generate(tmp_path, files, "--resume", *extra, method="vanilla"), "index_corpus")
     assert folder(tmp_path) == before
+
+
+def test_run_resume_refuses_a_level_whose_index_was_rebuilt_in_place(tmp_path, files):
+    """``vericite run --resume``: a level's generation that retrieved from ``index`` is checked the same way (its
+    manifest's index_corpus), whatever the path says."""
+    import shutil
+
+    def index(texts):
+        corpus = tmp_path / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps({"id": f"d{i}", "title": f"T{i}", "text": t}) + "\n" for i, t in enumerate(texts)), encoding="utf-8")
+        shutil.rmtree(tmp_path / "idx", ignore_errors=True)
+        assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"]).exit_code == 0
+
+    data, prompt = files
+    yaml = tmp_path / "c.yaml"
+    args = {"prompt": str(prompt), "ndoc": 2, "shot": 0, "index": str(tmp_path / "idx"), "documents": "retrieve"}
+    yaml.write_text(f"name: t\ndataset: {data}\nmodel: fake\nmethod: vanilla\nmethod_args: {json.dumps(args)}\ntask: alce\njudge: none\nresamples: 5\nlimit: 2\n", encoding="utf-8")
+    out = tmp_path / "runs"
+    index(["Paul Simon wrote song 0.", "Paul Simon wrote song 1."])
+    r = CliRunner().invoke(cli, ["run", str(yaml), "--out", str(out), "-q", "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "level-base" / "manifest.json").read_text())["index_corpus"]["passages"] == 2
+    index(["Art Garfunkel sang song 0.", "Art Garfunkel sang song 1.", "Nobody wrote song 2."])
+    before = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"}
+    refused(CliRunner().invoke(cli, ["run", str(yaml), "--out", str(out), "--resume", "-q", "--no-cache"]), "level-base", "index_corpus")
+    assert {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"} == before

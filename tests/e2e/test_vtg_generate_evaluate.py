@@ -58,3 +58,29 @@ def test_ablation_flags_and_bad_option(tmp_path, script_model):
     assert rec["output"].startswith("Paris is the capital of France [2].") and rec["vtg"]["judge"]["calls"] == 0
     r = run("generate", "--method", "vtg", "--dataset", data, "--model", script_model, "--trials", -1, "--out", tmp_path / "b", code=2)
     assert "trials" in r.output and "Traceback" not in r.output
+
+
+def test_resume_over_an_index_rebuilt_in_place_is_refused(tmp_path, script_model):
+    # VTG retrieves from --index: its manifest records the index's corpus (index_corpus), so a folder resumed over
+    # an index rebuilt at the same path from other documents is one line, the folder untouched
+    import shutil
+
+    def index(docs):
+        corpus = tmp_path / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps({"id": d.id, "title": d.title, "text": d.text}) + "\n" for d in docs), encoding="utf-8")
+        shutil.rmtree(tmp_path / "idx", ignore_errors=True)
+        run("docs", "index", corpus, "--index", tmp_path / "idx", "-q")
+
+    data = tmp_path / "eli5_eval.json"
+    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    gen = tmp_path / "vtg1"
+    common = ["generate", "--method", "vtg", "--dataset", data, "--model", script_model, "--judge", "fake", "--k", 2, "--index", tmp_path / "idx",
+              "--queries", 2, "--docs-per-query", 1, "--trials", 2, "--out", gen, "-q", "--no-cache"]  # fmt: skip
+    index(DOCS)
+    run(*common, "--limit", 1)
+    assert json.loads((gen / "manifest.json").read_text())["index_corpus"]["passages"] == len(DOCS)
+    index(DOCS[:3])
+    before = {p.name: p.read_bytes() for p in gen.iterdir() if p.is_file() and p.name != ".lock"}
+    r = run(*common, "--resume", code=2)
+    assert r.output.startswith("error: cannot resume") and "index_corpus" in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert {p.name: p.read_bytes() for p in gen.iterdir() if p.is_file() and p.name != ".lock"} == before
