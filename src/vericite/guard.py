@@ -2,7 +2,8 @@
 method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
 kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate``, next-token or
 text scoring that returns other than one well-shaped result per input, or ``tokenize`` other than token ids
-(``RESULT_CHECKS``: checked before the call cache stores it); objects that take no attribute
+(``RESULT_CHECKS``: checked before the call cache stores it; numbers of other types, numpy's float32 or int64,
+are taken as Python's: :func:`python_numbers`); objects that take no attribute
 (``__slots__``, classes) are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class
 computes an attribute when it is read (a property): the proxy guards those reads too (``"<label> failed reading
 'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds; vericite's own
@@ -10,6 +11,8 @@ entries are never guarded (``registry.mark_builtins``)."""
 
 from __future__ import annotations
 
+import dataclasses
+import numbers
 import threading
 import types
 from typing import Any, Callable, Iterator
@@ -48,7 +51,14 @@ class GuardedCall:
             raise PluginError(f"{self.label} failed: {describe(e)}", kind=self.kind) from e
         check = RESULT_CHECKS.get((self.kind, self.name))
         if check is not None:
-            check(self, args, kwargs, result)
+            try:
+                check(self, args, kwargs, result)
+            except PluginError:  # numbers of other types (numpy's float32, int64...) as Python's, then checked again
+                plain = python_numbers(result)
+                if plain is result:
+                    raise
+                check(self, args, kwargs, plain)
+                result = plain
         return self._iterated(result) if isinstance(result, types.GeneratorType) else result
 
     def _iterated(self, gen: Iterator[Any]) -> Iterator[Any]:
@@ -91,6 +101,35 @@ def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str, arg: str =
     return check
 
 
+def python_numbers(x: Any) -> Any:
+    """``x`` with every number that is not a Python ``int`` or ``float`` made one: a ``numbers.Integral`` (numpy's
+    int64, ...) an ``int``, any other ``numbers.Real`` (numpy's float32, ...) a ``float``; ``bool`` (and numpy's
+    bool, no number) left as it is. Lists, tuples, dicts' values and a ``Completion``'s or ``Usage``'s fields are
+    walked (copied: what the plugin returned is not changed); ``x`` itself when nothing in it changed. A plugin backed by numpy,
+    torch or ONNX that returns such scalars is then read, and cached (as JSON), exactly as one that returned
+    Python numbers; what is still wrong after it (a 0-d tensor, an array) is refused as before. Only the
+    ``numbers`` ABCs: no numpy import here."""
+    if type(x) in (int, float, str, bool) or x is None:
+        return x
+    if isinstance(x, numbers.Number) and not isinstance(x, bool):
+        if isinstance(x, numbers.Integral):
+            return int(x)
+        if isinstance(x, numbers.Real):
+            return float(x)
+        return x
+    if type(x) in (list, tuple):
+        items = [python_numbers(v) for v in x]
+        return x if all(a is b for a, b in zip(items, x)) else type(x)(items)
+    if type(x) is dict:
+        values = {k: python_numbers(v) for k, v in x.items()}
+        return x if all(values[k] is v for k, v in x.items()) else values
+    if isinstance(x, (Completion, Usage)):
+        fields = {f.name: getattr(x, f.name) for f in dataclasses.fields(x) if f.init}
+        changed = {f: new for f, v in fields.items() if (new := python_numbers(v)) is not v}
+        return dataclasses.replace(x, **changed) if changed else x
+    return x
+
+
 def _a(x: Any) -> str:
     """What a value is, in a message: ``None``, ``a str``."""
     return "None" if x is None else f"a {type(x).__name__}"
@@ -116,6 +155,11 @@ def _number(x: Any) -> bool:
 
 def _token_id(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _usage(x: Any) -> bool:
+    """A ``Usage`` whose counts are ints (what the call cache stores as JSON and the totals add)."""
+    return isinstance(x, Usage) and all(_token_id(getattr(x, f.name)) for f in dataclasses.fields(x))
 
 
 def _span(x: Any) -> bool:
@@ -179,7 +223,7 @@ RESULT_CHECKS = {(kind, method): check for kind in ("backend", "model") for meth
     # a None row is read as no log-probabilities by the judges (``dict(r or {})``) and G-Eval: an unparseable judgement
     ("next_token_logprobs", _one_per_prompt(_row, "dict of log-probabilities", "dicts of log-probabilities", inner=_row_holding)),
     ("next_token_logprobs_usage", _one_per_prompt(
-        lambda x: isinstance(x, (tuple, list)) and len(x) == 2 and _row(x[0]) and isinstance(x[1], (Usage, type(None))),
+        lambda x: isinstance(x, (tuple, list)) and len(x) == 2 and _row(x[0]) and (x[1] is None or _usage(x[1])),
         "(log-probabilities, usage) pair", "(log-probabilities, usage) pairs")),
     ("logprobs", _one_per_prompt(_all(_number), "list of log-probabilities", "lists of log-probabilities", "texts", _holding(_number))),
     ("continuation_logprobs", _one_per_prompt(_all(_number), "list of log-probabilities", "lists of log-probabilities", "pairs", _holding(_number))),

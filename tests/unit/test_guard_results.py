@@ -3,7 +3,8 @@
 prompt, ``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, ``logprobs`` and
 ``continuation_logprobs`` one list of numbers per text or pair, ``continuation_token_spans`` one list of (int, int,
 number) triples per pair and ``tokenize`` a list of ints, else the call fails with a ``PluginError`` of the
-backend's kind naming the plugin, the method and what came back, as a raising plugin's call does. The check comes
+backend's kind naming the plugin, the method and what came back, as a raising plugin's call does; numpy's scalars
+(float32, int64...) are read as Python's numbers, so what is returned and cached is what Python numbers give. The check comes
 before the call cache: garbage is never stored. Judges' and pair scorers' results are not checked here (CONNER and
 VTG handle a wrong-length result where they use it). The fake backend has no property, so it is guarded in place
 (the e2e tests' ``FakeBackend`` subclass, which has one, is guarded by a proxy)."""
@@ -235,3 +236,85 @@ def test_a_plugin_judges_or_scorers_wrong_length_result_is_left_to_its_caller():
     finally:
         registry.judges.unregister("short")
         registry.scorers.unregister("short")
+
+
+#: method -> its arguments, what a numpy-backed plugin returns, and the same with Python numbers
+NUMPY = {
+    "logprobs": ((["one", "two"],), lambda np: [[np.float32(-0.5), np.float64(-1.25)], (np.float16(-2.0),)], [[-0.5, -1.25], (-2.0,)]),
+    "continuation_logprobs": ((PAIRS,), lambda np: [[np.float32(-0.5)], [np.int64(-1)]], [[-0.5], [-1]]),
+    "continuation_token_spans": ((PAIRS,), lambda np: [[(np.int64(0), np.int32(3), np.float32(-0.5))], [[0, np.uint8(3), -0.25]]], [[(0, 3, -0.5)], [[0, 3, -0.25]]]),
+    "tokenize": (("one two",), lambda np: [np.int64(1), np.int32(2), 3], [1, 2, 3]),
+    "next_token_logprobs": ((PROMPTS, ["Yes", "No"]), lambda np: [{"Yes": np.float32(-0.5), "No": None}, {"Yes": np.float64(-0.25)}],
+                            [{"Yes": -0.5, "No": None}, {"Yes": -0.25}]),
+    "next_token_logprobs_usage": ((PROMPTS, ["Yes"]), lambda np: [({"Yes": np.float32(-0.5)}, Usage(np.int64(3), np.int64(1), 1)), ({"Yes": -0.25}, None)],
+                                  [({"Yes": -0.5}, Usage(3, 1, 1)), ({"Yes": -0.25}, None)]),
+    "generate": ((PROMPTS, GenParams()), lambda np: [Completion("a", np.int64(3), np.int32(1), [{"a": np.float32(-0.5)}], "stop"), Completion("b")],
+                 [Completion("a", 3, 1, [{"a": -0.5}], "stop"), Completion("b")]),
+}  # fmt: skip
+
+
+def exactly(x):
+    """``x`` with each value's type beside it: ``-0.5 == np.float32(-0.5)``, this tells them apart."""
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, [exactly(v) for v in x])
+    if isinstance(x, dict):
+        return {k: exactly(v) for k, v in x.items()}
+    if isinstance(x, (Completion, Usage)):
+        return (type(x).__name__, {k: exactly(v) for k, v in vars(x).items()})
+    return (type(x).__name__, x)
+
+
+@pytest.mark.parametrize("method", list(NUMPY))
+def test_a_plugin_backends_numpy_scalars_are_read_as_python_numbers(backend, method):
+    # a plugin backed by numpy, torch or ONNX commonly returns float32 log-probabilities and int64 token ids: they
+    # are read as Python's float and int (bool is still no number), the plugin's own objects left as they were
+    np = pytest.importorskip("numpy")
+    args, made, plain = NUMPY[method]
+    returned = made(np)
+    before = exactly(returned)
+    setattr(backend, {"generate": "result", "next_token_logprobs": "scores", "next_token_logprobs_usage": "scores"}.get(method, "rows"), returned)
+    assert exactly(getattr(backend, method)(*args)) == exactly(plain)
+    assert exactly(returned) == before
+
+
+@pytest.mark.parametrize("method", ["logprobs", "next_token_logprobs_usage", "continuation_token_spans", "generate"])
+def test_a_plugin_backends_numpy_scalars_are_cached_as_python_numbers_would_be(tmp_path, method):
+    # what the call cache stores (JSON) and gives back: the same as for a plugin that returned Python numbers
+    import sqlite3
+
+    np = pytest.importorskip("numpy")
+    args, made, plain = NUMPY[method]
+    attr = {"generate": "result", "next_token_logprobs_usage": "scores"}.get(method, "rows")
+    stored = []
+    for value in (made(np), plain):
+        registry.backends.register("plain", lambda arg, *, ctx, **o: Plain(), replace=True)
+        try:
+            backend = registry.backends.create("plain")
+            setattr(backend, attr, value)
+            path = tmp_path / f"{len(stored)}.sqlite"
+            cached = CachedBackend(backend, CallCache(path))
+            first = getattr(cached, method)(*args)
+            setattr(backend, attr, None)  # a second call is answered by the cache alone
+            again = getattr(cached, method)(*args)
+        finally:
+            registry.backends.unregister("plain")
+        if method == "generate":
+            again = [Completion.from_dict({**c.to_dict(), "cached": False}) for c in again]
+        with sqlite3.connect(path) as conn:
+            rows = sorted(conn.execute("SELECT key, kind, value FROM calls").fetchall())
+        stored.append((exactly(first), exactly(again), rows))
+    assert stored[0] == stored[1]
+
+
+def test_what_numpy_scalars_do_not_make_well_shaped_is_still_refused(backend):
+    np = pytest.importorskip("numpy")
+    for rows, got in [([[np.float32(-0.5)], [np.bool_(True)]], "a list with a list holding a bool (0) (item 1)"),
+                      ([[-0.5], np.array([-0.2])], "a list with a ndarray (item 1)"),
+                      ([[np.float32(-0.5)], [np.complex64(1j)]], "a list with a list holding a complex64 (0) (item 1)")]:  # fmt: skip
+        backend.rows = rows
+        with pytest.raises(PluginError) as e:
+            backend.logprobs(["one", "two"])
+        assert str(e.value) == f"backend 'plain' (plugin) returned {got} from logprobs, expected 2 lists of log-probabilities"
+    backend.scores = [({"Yes": -0.5}, Usage("3", 1, 1)), (None, None)]  # a count that is no int: neither added up nor cached
+    with pytest.raises(PluginError, match=r"returned a list with a tuple \(item 0\) from next_token_logprobs_usage"):
+        backend.next_token_logprobs_usage(PROMPTS, ["Yes"])
