@@ -226,7 +226,7 @@ def test_an_index_rebuilt_in_place_between_a_cut_and_resume_is_refused(tmp_path,
     r = CliRunner().invoke(cli, [*common, "--resume"])
     assert r.exit_code == 2, r.output
     assert r.output.startswith("error: cannot resume the evaluation in") and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output, r.output
-    assert "the documents in the --index folder" in r.output and "rerun without --resume, or use another --out" in r.output, r.output
+    assert "(the documents of --index: its folder was rebuilt from another corpus since)" in r.output and "rerun without --resume, or use another --out" in r.output, r.output
     assert path.read_text() == before and not (out / "results.json").exists()
 
     # a checkpoint written before the index's corpus was recorded: taken as made with the index as it is now
@@ -236,4 +236,5 @@ def test_an_index_rebuilt_in_place_between_a_cut_and_resume_is_refused(tmp_path,
     path.write_text("\n".join([json.dumps(old), *text[1:]]) + "\n", encoding="utf-8")
     r = CliRunner().invoke(cli, [*common, "--resume"])
     assert r.exit_code == 0, r.output
+    assert f"was written before the documents of --index were recorded: resumed as made with {idx} as it is now" in r.output, r.output
     assert (out / "results.json").is_file()

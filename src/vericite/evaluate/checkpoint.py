@@ -79,18 +79,23 @@ def fingerprint(cfg: Any, task: Any, input_sha256: str, extra: Mapping[str, Any]
     config["task"] = task_name(task)
     if callable(getattr(task, "spec_options", None)):
         config["task_options"] = task_options(task)
-    corpus = {"index_corpus": index_corpus(config["evidence_index"])} if config.get("evidence_index") else {}
+    ident = index_corpus(config["evidence_index"]) if config.get("evidence_index") else None
+    corpus = {"index_corpus": ident} if ident is not None else {}
     return json.loads(jsonl.dumps_line({"config": config, "input_sha256": input_sha256, **corpus, **dict(extra or {})}))
 
 
-def index_corpus(folder: str | Path) -> dict[str, Any]:
+def index_corpus(folder: str | Path) -> dict[str, Any] | None:
     """What the index folder ``folder`` (``--index``) holds, as a run's manifest records it for ``generate --resume``
     (``PassageIndex.corpus_identity``: its corpus's sha256 and passages): the header's ``index_corpus``, so an index
     rebuilt in place from another corpus between a cut and ``--resume`` is another evaluation, not one whose answers
-    were scored against two indexes. An index that cannot be opened is its one line (``IndexUnusable``)."""
-    from ..knowledge.docs.index import PassageIndex
+    were scored against two indexes. None when no index can be opened there: the task that reads it says so in its
+    own line when it builds its retriever (a task that does not read ``--index`` goes on as before)."""
+    from ..knowledge.docs.index import IndexUnusable, PassageIndex
 
-    return PassageIndex(folder).corpus_identity()
+    try:
+        return PassageIndex(folder).corpus_identity()
+    except IndexUnusable:
+        return None
 
 
 def task_name(task: Any) -> str:
@@ -198,6 +203,7 @@ class AnswerCheckpoint:
         if resume and (path.exists() or path.is_symlink()):
             old, lines, torn = read_checkpoint(path)
             version = old["checkpoint"]
+            unrecorded = "index_corpus" in head and "index_corpus" not in old  # written before it was recorded
             old, predates = upgrade(old, head, resolve)
             strict = answers is None
             if settings_of(old, strict) != settings_of(head, strict):
@@ -213,6 +219,8 @@ class AnswerCheckpoint:
                 rewrite = version != VERSION or old.get("input_sha256") != head.get("input_sha256") or any("record_sha256" not in line for line in lines)
             if predates:
                 legacy_note(path, head, note)
+            if unrecorded:
+                (note or _say)(f"note: {path} was written before the documents of --index were recorded: resumed as made with {head['config'].get('evidence_index')} as it is now (if that index was rebuilt since, rerun without --resume)")
             if torn:
                 if not rewrite:
                     jsonl.cut_torn_line(path)
@@ -447,4 +455,4 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
 
 
 #: how :func:`differences` names a changed ``index_corpus``
-INDEX_CHANGED = "the documents in the --index folder (the index was rebuilt from another corpus since)"
+INDEX_CHANGED = "the documents of --index: its folder was rebuilt from another corpus since"
