@@ -165,7 +165,8 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     is_flag=True,
     help="continue an interrupted evaluate into the same --out: the answers it scored (OUT/.evaluate-answers.jsonl) are "
     "not judged again, when the task (as resolved over the input: alce over ASQA answers is alce-asqa) and its options, judges "
-    "and metric options are the same (else one line says what differs); the input may have grown since (generate --resume): "
+    "and metric options, and the documents of --index (its corpus's sha256 and passages: an index rebuilt in place is another "
+    "evaluation), are the same (else one line says what differs); the input may have grown since (generate --resume): "
     "the answers added are scored, those scored are kept when their records are unchanged, and an answer scored that changed "
     "or is no longer in the input is refused in one line naming it; a checkpoint that cannot be read is one line "
     "(its torn last line, from a crash, is dropped with a note); the same with --ray, whose actors score the answers and send back their lines",
