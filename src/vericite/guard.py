@@ -187,12 +187,13 @@ def _holding(ok: Callable[[Any], bool]) -> Callable[[Any], str | None]:
 def _completion_fault(x: Any) -> str | None:
     """What is wrong with a ``Completion`` a plugin returned (``"a Completion whose text is None"``), None when
     nothing is: its text a string, its token counts ints, its ``top_logprobs`` None or a list of next-token rows,
-    its ``finish_reason`` a string."""
+    its ``finish_reason`` a string, its ``seconds`` a number or None (the call cache stores it)."""
     if not isinstance(x, Completion):
         return _a(x)
     for name, ok in (("text", lambda v: isinstance(v, str)), ("prompt_tokens", _token_id), ("completion_tokens", _token_id),
                      ("top_logprobs", lambda v: v is None or (isinstance(v, list) and all(_row(r) for r in v))),
-                     ("finish_reason", lambda v: isinstance(v, str))):  # fmt: skip
+                     ("finish_reason", lambda v: isinstance(v, str)),
+                     ("seconds", lambda v: v is None or _number(v))):  # fmt: skip
         value = getattr(x, name, None)
         if not ok(value):
             if name == "top_logprobs" and isinstance(value, list):

@@ -248,8 +248,8 @@ NUMPY = {
                             [{"Yes": -0.5, "No": None}, {"Yes": -0.25}]),
     "next_token_logprobs_usage": ((PROMPTS, ["Yes"]), lambda np: [({"Yes": np.float32(-0.5)}, Usage(np.int64(3), np.int64(1), 1)), ({"Yes": -0.25}, None)],
                                   [({"Yes": -0.5}, Usage(3, 1, 1)), ({"Yes": -0.25}, None)]),
-    "generate": ((PROMPTS, GenParams()), lambda np: [Completion("a", np.int64(3), np.int32(1), [{"a": np.float32(-0.5)}], "stop"), Completion("b")],
-                 [Completion("a", 3, 1, [{"a": -0.5}], "stop"), Completion("b")]),
+    "generate": ((PROMPTS, GenParams()), lambda np: [Completion("a", np.int64(3), np.int32(1), [{"a": np.float32(-0.5)}], "stop"), Completion("b", seconds=np.float32(0.5))],
+                 [Completion("a", 3, 1, [{"a": -0.5}], "stop"), Completion("b", seconds=0.5)]),
 }  # fmt: skip
 
 
@@ -315,6 +315,11 @@ def test_what_numpy_scalars_do_not_make_well_shaped_is_still_refused(backend):
         with pytest.raises(PluginError) as e:
             backend.logprobs(["one", "two"])
         assert str(e.value) == f"backend 'plain' (plugin) returned {got} from logprobs, expected 2 lists of log-probabilities"
+    backend.result = [Completion("a"), Completion("b", seconds="0.5")]  # type: ignore[arg-type]
+    with pytest.raises(PluginError, match=r"returned a list with a Completion whose seconds is a str \(item 1\) from generate"):
+        backend.generate(PROMPTS, GenParams())
+    backend.result = [Completion("a"), Completion("b", seconds=np.float32(0.5))]  # nothing else to make a Python number
+    assert exactly(backend.generate(PROMPTS, GenParams())) == exactly([Completion("a"), Completion("b", seconds=0.5)])
     backend.scores = [({"Yes": -0.5}, Usage("3", 1, 1)), (None, None)]  # a count that is no int: neither added up nor cached
     with pytest.raises(PluginError, match=r"returned a list with a tuple \(item 0\) from next_token_logprobs_usage"):
         backend.next_token_logprobs_usage(PROMPTS, ["Yes"])
