@@ -3,7 +3,7 @@ method that raises something other than a vericite error fails with a :class:`Pl
 kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate``, next-token or
 text scoring that returns other than one well-shaped result per input, or ``tokenize`` other than token ids
 (``RESULT_CHECKS``: checked before the call cache stores it; numbers of other types, numpy's float32 or int64,
-are taken as Python's: :func:`python_numbers`); objects that take no attribute
+are taken as Python's, and then arrays, a 1-d ``ndarray`` row, as lists: :func:`python_numbers`); objects that take no attribute
 (``__slots__``, classes) are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class
 computes an attribute when it is read (a property): the proxy guards those reads too (``"<label> failed reading
 'id': <class>: <message>"``). ``registry.Registry`` applies these to every plugin it builds; vericite's own
@@ -53,12 +53,8 @@ class GuardedCall:
         if check is not None:
             try:
                 check(self, args, kwargs, result)
-            except PluginError:  # numbers of other types (numpy's float32, int64...) as Python's, then checked again
-                plain = python_numbers(result)
-                if plain is result:
-                    raise
-                check(self, args, kwargs, plain)
-                result = plain
+            except PluginError as refused:  # numpy's scalars (float32, int64...) as Python's numbers, then its arrays as lists
+                result = _made_plain(check, self, args, kwargs, result, refused)
         return self._iterated(result) if isinstance(result, types.GeneratorType) else result
 
     def _iterated(self, gen: Iterator[Any]) -> Iterator[Any]:
@@ -101,14 +97,34 @@ def _one_per_prompt(ok: Callable[[Any], bool], unit: str, units: str, arg: str =
     return check
 
 
-def python_numbers(x: Any) -> Any:
+def _made_plain(check: Callable[..., None], call: GuardedCall, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, refused: PluginError) -> Any:
+    """``result``, refused by ``check``, with its numbers made Python's (:func:`python_numbers`), else with its
+    arrays made lists too (``arrays=True``: a numpy array, a tensor, anything with a ``tolist``), whichever first
+    passes ``check``; else the refusal of the numbers made Python's (or ``refused`` when there were none), so a
+    truly wrong shape (a 2-d array where a row is expected) is named as it was before arrays were read."""
+    for arrays in (False, True):
+        plain = python_numbers(result, arrays=arrays)
+        if plain is result:
+            continue
+        try:
+            check(call, args, kwargs, plain)
+        except PluginError as e:
+            refused = refused if arrays else e
+            continue
+        return plain
+    raise refused
+
+
+def python_numbers(x: Any, *, arrays: bool = False) -> Any:
     """``x`` with every number that is not a Python ``int`` or ``float`` made one: a ``numbers.Integral`` (numpy's
     int64, ...) an ``int``, any other ``numbers.Real`` (numpy's float32, ...) a ``float``; ``bool`` (and numpy's
     bool, no number) left as it is. Lists, tuples, dicts' values and a ``Completion``'s or ``Usage``'s fields are
     walked (copied: what the plugin returned is not changed); ``x`` itself when nothing in it changed. A plugin backed by numpy,
     torch or ONNX that returns such scalars is then read, and cached (as JSON), exactly as one that returned
-    Python numbers; what is still wrong after it (a 0-d tensor, an array) is refused as before. Only the
-    ``numbers`` ABCs: no numpy import here."""
+    Python numbers; what is still wrong after it (a 0-d tensor, an array) is refused as before. ``arrays``: an
+    object with a callable ``tolist`` (a numpy array, a torch tensor: a log-probabilities row returned as an
+    ``ndarray``) is read as what ``tolist()`` gives, walked the same (:func:`_made_plain` asks for it only when the
+    numbers alone did not make the result pass). Only the ``numbers`` ABCs and ``tolist``: no numpy import here."""
     if type(x) in (int, float, str, bool) or x is None:
         return x
     if isinstance(x, numbers.Number) and not isinstance(x, bool):
@@ -118,15 +134,24 @@ def python_numbers(x: Any) -> Any:
             return float(x)
         return x
     if type(x) in (list, tuple):
-        items = [python_numbers(v) for v in x]
+        items = [python_numbers(v, arrays=arrays) for v in x]
         return x if all(a is b for a, b in zip(items, x)) else type(x)(items)
     if type(x) is dict:
-        values = {k: python_numbers(v) for k, v in x.items()}
+        values = {k: python_numbers(v, arrays=arrays) for k, v in x.items()}
         return x if all(values[k] is v for k, v in x.items()) else values
     if isinstance(x, (Completion, Usage)):
         fields = {f.name: getattr(x, f.name) for f in dataclasses.fields(x) if f.init}
-        changed = {f: new for f, v in fields.items() if (new := python_numbers(v)) is not v}
+        changed = {f: new for f, v in fields.items() if (new := python_numbers(v, arrays=arrays)) is not v}
         return dataclasses.replace(x, **changed) if changed else x
+    if not arrays or isinstance(x, type):
+        return x
+    try:
+        tolist = getattr(x, "tolist", None)
+        listed = tolist() if callable(tolist) else x
+    except Exception:  # noqa: BLE001 - not an array after all: left as it is, and refused as it was
+        return x
+    if listed is not x:
+        return python_numbers(listed, arrays=True)
     return x
 
 

@@ -4,7 +4,8 @@ prompt, ``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per pro
 ``continuation_logprobs`` one list of numbers per text or pair, ``continuation_token_spans`` one list of (int, int,
 number) triples per pair and ``tokenize`` a list of ints, else the call fails with a ``PluginError`` of the
 backend's kind naming the plugin, the method and what came back, as a raising plugin's call does; numpy's scalars
-(float32, int64...) are read as Python's numbers, so what is returned and cached is what Python numbers give. The check comes
+(float32, int64...) are read as Python's numbers, and then its arrays (a 1-d ``ndarray`` row) as lists, so what is
+returned and cached is what Python numbers and lists give; a wrong shape is refused as before. The check comes
 before the call cache: garbage is never stored. Judges' and pair scorers' results are not checked here (CONNER and
 VTG handle a wrong-length result where they use it). The fake backend has no property, so it is guarded in place
 (the e2e tests' ``FakeBackend`` subclass, which has one, is guarded by a proxy)."""
@@ -277,13 +278,44 @@ def test_a_plugin_backends_numpy_scalars_are_read_as_python_numbers(backend, met
     assert exactly(returned) == before
 
 
+#: what a plugin returns as numpy arrays (a row, a batch, a 0-d log-probability), and the same as Python lists
+ARRAYS = {
+    "logprobs-rows": ("logprobs", (["one", "two"],), lambda np: [np.array([-0.5, -1.25], dtype=np.float32), np.array([-2.0])], [[-0.5, -1.25], [-2.0]]),
+    "logprobs-batch": ("logprobs", (["one", "two"],), lambda np: np.array([[-0.5], [-2.0]]), [[-0.5], [-2.0]]),
+    "continuation_logprobs": ("continuation_logprobs", (PAIRS,), lambda np: [np.array([-0.5]), [np.float32(-1.0)]], [[-0.5], [-1.0]]),
+    "tokenize": ("tokenize", ("one two",), lambda np: np.array([1, 2, 3], dtype=np.int64), [1, 2, 3]),
+    "next_token_logprobs": ("next_token_logprobs", (PROMPTS, ["Yes"]), lambda np: [{"Yes": np.array(-0.5)}, {"Yes": np.float64(-0.25)}],
+                            [{"Yes": -0.5}, {"Yes": -0.25}]),
+    "generate": ("generate", (PROMPTS, GenParams()), lambda np: [Completion("a", np.int64(3), 1, [{"a": np.array(-0.5, dtype=np.float32)}], "stop"), Completion("b")],
+                 [Completion("a", 3, 1, [{"a": -0.5}], "stop"), Completion("b")]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(ARRAYS))
+def test_a_plugin_backends_numpy_arrays_are_read_as_python_lists(backend, case):
+    # a 1-d ndarray row (or the whole batch as one array) is read as tolist() gives it, numbers made Python's;
+    # only when the result would otherwise be refused, and the plugin's arrays are left as they were
+    np = pytest.importorskip("numpy")
+    method, args, made, plain = ARRAYS[case]
+    returned = made(np)
+    before = repr(returned)
+    setattr(backend, {"generate": "result", "next_token_logprobs": "scores"}.get(method, "rows"), returned)
+    assert exactly(getattr(backend, method)(*args)) == exactly(plain)
+    assert repr(returned) == before and "array(" in before
+
+
+@pytest.mark.parametrize("case", ["logprobs-rows", "logprobs-batch", "continuation_logprobs", "generate"])
+def test_a_plugin_backends_numpy_arrays_are_cached_as_python_lists_would_be(tmp_path, case):
+    test_a_plugin_backends_numpy_scalars_are_cached_as_python_numbers_would_be(tmp_path, ARRAYS[case][0], ARRAYS[case][1:])
+
+
 @pytest.mark.parametrize("method", ["logprobs", "next_token_logprobs_usage", "continuation_token_spans", "generate"])
-def test_a_plugin_backends_numpy_scalars_are_cached_as_python_numbers_would_be(tmp_path, method):
+def test_a_plugin_backends_numpy_scalars_are_cached_as_python_numbers_would_be(tmp_path, method, case=None):
     # what the call cache stores (JSON) and gives back: the same as for a plugin that returned Python numbers
     import sqlite3
 
     np = pytest.importorskip("numpy")
-    args, made, plain = NUMPY[method]
+    args, made, plain = case or NUMPY[method]
     attr = {"generate": "result", "next_token_logprobs_usage": "scores"}.get(method, "rows")
     stored = []
     for value in (made(np), plain):
@@ -309,7 +341,9 @@ def test_a_plugin_backends_numpy_scalars_are_cached_as_python_numbers_would_be(t
 def test_what_numpy_scalars_do_not_make_well_shaped_is_still_refused(backend):
     np = pytest.importorskip("numpy")
     for rows, got in [([[np.float32(-0.5)], [np.bool_(True)]], "a list with a list holding a bool (0) (item 1)"),
-                      ([[-0.5], np.array([-0.2])], "a list with a ndarray (item 1)"),
+                      ([[-0.5], np.array([[-0.2]])], "a list with a ndarray (item 1)"),  # a 2-d array where a row is expected
+                      ([[-0.5], np.array(["-0.2"])], "a list with a ndarray (item 1)"),
+                      ([[np.float32(-0.5)], np.array([[-0.2]])], "a list with a ndarray (item 1)"),
                       ([[np.float32(-0.5)], [np.complex64(1j)]], "a list with a list holding a complex64 (0) (item 1)")]:  # fmt: skip
         backend.rows = rows
         with pytest.raises(PluginError) as e:
