@@ -34,7 +34,7 @@ that an exception other than a :class:`~vericite.errors.BackendError` raised in 
 with the registry's ``kind``; a model backend's ``generate``, next-token scoring, ``logprobs``,
 ``continuation_logprobs`` or ``continuation_token_spans`` that returns something other than one well-shaped
 result per input, or ``tokenize`` other than token ids, gives one too, before the call cache stores anything
-(``guard.RESULT_CHECKS``). A plugin's factory that raises something other than a ``VericiteError`` gives one
+(``guard_results.RESULT_CHECKS``). A plugin's factory that raises something other than a ``VericiteError`` gives one
 too (``... cannot be built: <class>: <message>``). Where a model that cannot answer is handled (a question that
 fails goes to ``errors.jsonl`` and the run goes on, three in a row stop it; else one line and exit 2), a plugin's
 failure is handled the same, never as a traceback; a plugin metric family that fails has its metrics not

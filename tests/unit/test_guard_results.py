@@ -1,4 +1,4 @@
-"""What a plugin model backend's batched calls return is checked by its guard (``guard.RESULT_CHECKS``):
+"""What a plugin model backend's batched calls return is checked by its guard (``guard_results.RESULT_CHECKS``):
 ``generate`` gives one ``Completion`` per prompt, ``next_token_logprobs`` one dict of str -> number (or None) per
 prompt, ``next_token_logprobs_usage`` one (that, ``Usage`` or None) pair per prompt, ``logprobs`` and
 ``continuation_logprobs`` one list of numbers per text or pair, ``continuation_token_spans`` one list of (int, int,
