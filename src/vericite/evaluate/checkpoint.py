@@ -37,7 +37,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .. import jsonl
 from ..errors import VericiteError
-from ..paths import file_sha256
 from .checkpoint_header import (  # noqa: F401  (re-exported: the header side, split out of this module)
     CORPUS_ONLY,
     INDEX_CHANGED,

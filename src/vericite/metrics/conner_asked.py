@@ -43,9 +43,9 @@ class AskedOnce:
         """What the evidence was retrieved from, as the checkpoint's ``conner.retrieved`` records it: the retriever,
         its ``evidence_k`` and its index's corpus (``corpus_identity()``: an index rebuilt in place between a cut
         and ``--resume`` is searched again, not taken from the lines)."""
-        ident = getattr(self.retriever, "corpus_identity", None)
-        corpus = ident() if callable(ident) else None
-        return {"retriever": str(getattr(self.retriever, "id", type(self.retriever).__name__)), "k": self.evidence_k, "corpus": corpus}
+        from ..knowledge.docs.retrievers import corpus_identity
+
+        return {"retriever": str(getattr(self.retriever, "id", type(self.retriever).__name__)), "k": self.evidence_k, "corpus": corpus_identity(self.retriever)}
 
     def _retrieve(self, sentence: str) -> list[str]:
         search = getattr(self.retriever, "search", None)
