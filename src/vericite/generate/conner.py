@@ -5,7 +5,9 @@
 - ``generate`` (default): the model writes it. Zero-shot (``shot=0``) with CONNER's best prompt of Table 11,
   ``Topic: {topic}\\nGenerate a Wikipedia to answer the given question.\\nQuestion: {query}\\nWikipedia:``;
   few-shot (``shot=n``) with n demonstrations in the template of Table 12 (the same words, each followed by its
-  reference knowledge), drawn by the run's seed from the *other* questions of the run (never the item itself).
+  reference knowledge), drawn by the run's seed from the *other* questions of the run (never the item itself),
+  each cut to its first ``demo_words`` words (default 200: some of nq-500's gold passages are whole articles of up
+  to 26k words, and four of them would not fit the model's context).
 - ``retrieve``: the top passage BM25 finds in ``index`` for the query (CONNER's retrieved knowledge);
 - ``reference``: the dataset's own (NQ: the gold passage; WoW: the gold knowledge sentence).
 
@@ -36,6 +38,10 @@ VERSION = "conner-knowledge@1"
 PROMPT_ID = "conner-knowledge@1"
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 INSTRUCTION = "Generate a Wikipedia to answer the given question."
+#: a demonstration's reference knowledge is cut to its first N words unless ``demo_words`` says otherwise: with
+#: whole passages, 16 of the first 50 nq-500 prompts of ``--shot 4`` (up to 14.8k tokens) exceed a 4,096-token
+#: context; cut to 200 words, the longest is 1.4k. WoW's gold sentences are all shorter.
+DEFAULT_DEMO_WORDS = 200
 
 
 class ConnerKnowledgeOptions(BaseModel):
@@ -49,7 +55,7 @@ class ConnerKnowledgeOptions(BaseModel):
     max_tokens: int = Field(default=150, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    demo_words: int | None = Field(default=None, ge=1)  # a demonstration's knowledge cut to its first N words
+    demo_words: int | None = Field(default=None, ge=1)  # a demonstration's knowledge cut to its first N words [DEFAULT_DEMO_WORDS]
     # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
     select: Literal["none", "knowledge", "demonstrations"] = "none"
     candidates: int = Field(default=5, ge=1, le=100)  # r: knowledge texts sampled per query (select=knowledge)
@@ -115,11 +121,17 @@ class ConnerKnowledge:
         return reference_knowledge(sample, self._passages)
 
     def _demo_knowledge(self, sample: Sample) -> str:
-        """A demonstration's reference knowledge, cut to its first ``demo_words`` words when that is set (some of
-        nq-500's gold passages are whole articles: a prompt or a Q_know scoring of one would be huge)."""
+        """A demonstration's reference knowledge, cut to its first ``demo_words`` words (``DEFAULT_DEMO_WORDS`` when
+        unset: some of nq-500's gold passages are whole articles, and a prompt or a Q_know scoring of one would be
+        huge)."""
         text = self._reference(sample) or ""
-        words = self.opts.demo_words
-        return " ".join(text.split()[:words]) if words and len(text.split()) > words else text
+        words = self.demo_words
+        return " ".join(text.split()[:words]) if len(text.split()) > words else text
+
+    @property
+    def demo_words(self) -> int:
+        """How many words of a demonstration's reference knowledge are used (the manifest records it, few-shot)."""
+        return self.opts.demo_words or DEFAULT_DEMO_WORDS
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
         """Keeps the run's questions as the few-shot pool; refuses what cannot be done before anything runs."""
@@ -227,6 +239,7 @@ class ConnerKnowledge:
             "prompt": PROMPT_ID,
             "source": self.opts.source,
             "shot": self.opts.shot,
+            **({"demo_words": self.demo_words} if self.opts.source == "generate" and self.opts.shot else {}),
             "index": self.opts.index,
             **({"index_corpus": corpus} if (corpus := self._index_corpus()) is not None else {}),
             "seed": self.seed,

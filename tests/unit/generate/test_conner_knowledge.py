@@ -70,3 +70,22 @@ def test_mistakes_before_anything_runs():
         m.check_samples([Sample(id="a", question="q")], "mine")
     with pytest.raises(VericiteError, match="invalid"):
         method(source="web")
+
+
+def test_few_shot_demonstrations_are_cut_to_200_words_by_default():
+    # issue 14's `generate --method conner-knowledge --dataset nq-500 --shot 4 --limit 50`: some gold passages of
+    # nq-500 are whole articles (up to 26k words); uncut, 16 of the first 50 prompts exceed a 4,096-token context
+    long = [Sample(id=f"s{i}", question=f"q {i}?", meta={"reference_knowledge": " ".join(f"w{j}" for j in range(300))}) for i in range(3)]
+    m, fake = method(shot=1)
+    m.check_samples(long, "x")
+    m.answer(long[0])
+    prompt = fake.prompts[0][-1]["content"]
+    assert " w199\n" in prompt and "w200" not in prompt
+    assert m.manifest()["demo_words"] == 200
+    m, fake = method(shot=1, demo_words=250)
+    m.check_samples(long, "x")
+    m.answer(long[0])
+    assert " w249\n" in fake.prompts[0][-1]["content"] and m.manifest()["demo_words"] == 250
+    zero, _ = method()
+    zero.check_samples(long, "x")
+    assert "demo_words" not in zero.manifest()  # zero-shot: no demonstration
