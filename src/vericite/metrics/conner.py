@@ -20,7 +20,8 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
   (ties count half); needs two sentences.
 - ``informativeness`` (Eq. 5): 1 − exp(mean log P(k_t | prefix, k_<t)), CONNER's prefix.
 - ``helpfulness`` (Eq. 6): max(0, 1 − L(q, k, a) / mean_i L(q, k_i⁻, a)), L the mean cross-entropy of the gold
-  answer's tokens, ``unrelated`` knowledge texts of other items (seeded).
+  answer's tokens, ``unrelated`` knowledge texts of other items (seeded; fewer when the corpus has fewer: each
+  item's ``helpfulness_unrelated`` and the metric's ``details.unrelated_used`` say how many were used).
 - ``validity`` (Eq. 7–8): the LM reads k and answers q; with a gold answer, P(supports) of premise "q a*" and
   hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence (the
   item's passages, else the top ``evidence_k`` passages ``retriever`` finds for the answer).
@@ -198,7 +199,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         if want & {"factuality", *SHARES}:
             self._factuality(samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress)
         if want & {"coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"}:
-            self._lm_measures(samples, texts, sentences, usable, values, reasons, want)
+            self._lm_measures(samples, texts, sentences, usable, values, reasons, want, extra)
         if want & {"validity", "answer_em"}:
             self._validity(samples, texts, usable, values, reasons, extra, judgements, counts, want)
 
@@ -225,6 +226,12 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             results["factuality"].details["mean_probabilities"] = {
                 k: round(sum(extra[i]["factuality_vector"][k] for i in got) / len(got), 6) for k in LABELS
             }
+        if "helpfulness" in results:  # u recorded: how many unrelated texts each item's helpfulness averaged over
+            used: dict[str, int] = {}
+            for e in extra:
+                if "helpfulness_unrelated" in e:
+                    used[str(e["helpfulness_unrelated"])] = used.get(str(e["helpfulness_unrelated"]), 0) + 1
+            results["helpfulness"].details.update(unrelated=self.unrelated, unrelated_used=dict(sorted(used.items())))
         per = []
         for i in range(n):
             d: dict[str, Any] = {m: values[m][i] for m in self.names if values[m][i] is not None}

@@ -26,7 +26,7 @@ class LMMeasures:
     shuffles: int
     unrelated: int
 
-    def _lm_measures(self, samples, texts, sentences, usable, values, reasons, want) -> None:  # type: ignore[no-untyped-def]
+    def _lm_measures(self, samples, texts, sentences, usable, values, reasons, want, extra=None) -> None:  # type: ignore[no-untyped-def]
         names = [m for m in ("coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness") if m in want]
         if self.lm is None:
             for i in usable:
@@ -61,6 +61,9 @@ class LMMeasures:
                 reasons[i]["informativeness"] = "no scored token"
         if help_flat:
             self._help_values(help_flat, scored[cut:], values, reasons)
+        for i, ks in helps.items():  # u as used: fewer than ``unrelated`` when the corpus has fewer other texts
+            if extra is not None and values["helpfulness"][i] is not None:
+                extra[i]["helpfulness_unrelated"] = len(ks) - 1
 
     @staticmethod
     def _info_pairs(samples, texts, usable) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]

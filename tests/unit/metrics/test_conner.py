@@ -274,3 +274,16 @@ def counted_suite(built):
     assert built == [""]
     with pytest.raises(VericiteError, match="unknown pair scorer 'countd'"):
         create("tasks", "conner").suite(SimpleNamespace(**{**vars(settings), "relevance_model": "countd"}), judge=ThreeWayJudge(), ctx=BuildContext())
+
+
+def test_u_is_recorded_as_asked_and_as_used():
+    # Eq. 6 averages over u unrelated knowledge texts of other items; a corpus with fewer other texts uses fewer, and
+    # that is recorded (it was only ever recorded as asked: unrelated 3 with 2 used)
+    three = [item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is in France. It is big."), item(2, "Milan has a cathedral. It is big.")]
+    r = run(three)
+    assert [s["conner"]["helpfulness_unrelated"] for s in r.scores] == [2, 2, 2]
+    assert r.results["helpfulness"].details["unrelated"] == 3 and r.results["helpfulness"].details["unrelated_used"] == {"2": 3}
+    five = three + [item(3, "Turin has cars. It is north."), item(4, "Naples has pizza. It is south.", answer=None)]
+    r = run(five, unrelated=3)
+    assert [s["conner"].get("helpfulness_unrelated") for s in r.scores] == [3, 3, 3, 3, None]  # item 4: no gold answer
+    assert r.results["helpfulness"].details["unrelated_used"] == {"3": 4}
