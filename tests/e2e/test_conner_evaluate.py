@@ -238,3 +238,22 @@ def test_an_index_rebuilt_in_place_between_a_cut_and_resume_is_refused(tmp_path,
     assert r.exit_code == 0, r.output
     assert f"was written before the documents of --index were recorded: resumed as made with {idx} as it is now" in r.output, r.output
     assert (out / "results.json").is_file()
+
+
+def test_q_know_gamma_is_an_option_of_the_task(tmp_path):
+    # issue 14 part 3: Q_know = γᵀ[S_fact, S_rel, S_coh_para, S_info], γ configurable (default equal): the per-item
+    # q_know of an evaluation used equal weights whatever a selection had used
+    p = write(tmp_path, LINES)
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:gamma=1/0/0/0", "-i", str(p), "-o", str(tmp_path / "out"), *FAKES])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert res["evaluation"]["conner"]["q_know_gamma"] == {"factuality": 1.0, "relevance": 0.0, "coherence_paragraph": 0.0, "informativeness": 0.0}
+    first = json.loads((tmp_path / "out" / "samples.jsonl").read_text().splitlines()[0])["scores"]["conner"]
+    assert first["q_know"] == first["factuality"]
+    again = CliRunner().invoke(cli, ["evaluate", "--task", "conner:gamma=1/0/0/0", "-i", str(p), "-o", str(tmp_path / "out"), *FAKES, "--resume"])
+    assert again.exit_code == 0, again.output
+    other = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / "out"), *FAKES, "--resume"])
+    assert other.exit_code != 0 and "gamma" in other.output and "Traceback" not in other.output
+    for bad in ("gamma=1/0/0", "gamma=a/b/c/d", "gamma=nan/0/0/0"):
+        r = CliRunner().invoke(cli, ["evaluate", "--task", f"conner:{bad}", "-i", str(p), "-o", str(tmp_path / "bad"), *FAKES])
+        assert r.exit_code == 2 and "gamma wants four numbers" in r.output and "Traceback" not in r.output, r.output

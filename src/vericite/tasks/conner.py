@@ -6,7 +6,9 @@ A line: ``{"id", "query", "knowledge", "answer"?, "evidence"?, "topic"?}`` — `
 (factuality), ``topic`` the Wikipedia topic (informativeness's prefix). A ``vericite generate --method
 conner-knowledge`` run folder is read as it is (its ``output`` is the knowledge, its ``question`` the query).
 
-Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles=5,unrelated=3,evidence_k=10``.
+Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles=5,unrelated=3,evidence_k=10``, and
+``gamma=0.4/0.2/0.2/0.2``: Q_know's weights of factuality, relevance, coherence_paragraph and informativeness (§5;
+equal by default), the per-item ``q_know`` it records.
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
@@ -15,6 +17,7 @@ at its first use (:class:`RelevanceScorer`).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,7 +29,19 @@ from ..types import AttributedAnswer
 
 NAME = "conner"
 DEFAULT_RELEVANCE_MODEL = "ms-marco"
-OPTIONS = {"aggregation": str, "sentence_context": str, "shuffles": int, "unrelated": int, "evidence_k": int}
+def _gamma(value: str) -> tuple[float, ...]:
+    """``a/b/c/d``: Q_know's four weights (a comma separates the spec's options)."""
+    parts = value.split("/")
+    try:
+        weights = tuple(float(p) for p in parts)
+    except ValueError:
+        raise VericiteError(f"task conner: gamma wants four numbers a/b/c/d (factuality/relevance/coherence_paragraph/informativeness), not {value!r}") from None
+    if len(weights) != 4 or not all(math.isfinite(w) for w in weights):
+        raise VericiteError(f"task conner: gamma wants four numbers a/b/c/d (factuality/relevance/coherence_paragraph/informativeness), not {value!r}")
+    return weights
+
+
+OPTIONS: dict[str, Any] = {"aggregation": str, "sentence_context": str, "shuffles": int, "unrelated": int, "evidence_k": int, "gamma": _gamma}
 
 
 class RelevanceScorer:
