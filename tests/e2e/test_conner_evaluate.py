@@ -257,3 +257,17 @@ def test_q_know_gamma_is_an_option_of_the_task(tmp_path):
     for bad in ("gamma=1/0/0", "gamma=a/b/c/d", "gamma=nan/0/0/0"):
         r = CliRunner().invoke(cli, ["evaluate", "--task", f"conner:{bad}", "-i", str(p), "-o", str(tmp_path / "bad"), *FAKES])
         assert r.exit_code == 2 and "gamma wants four numbers" in r.output and "Traceback" not in r.output, r.output
+
+
+def test_paragraph_coherence_model_is_an_option_of_the_task(tmp_path):
+    p = write(tmp_path, LINES)
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:coherence_model=fake", "-i", str(p), "-o", str(tmp_path / "out"), *FAKES])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    ev = res["evaluation"]["conner"]
+    assert ev["coherence_paragraph_model"].startswith("fake-scorer@1") and ev["deviations"] == []
+    assert res["metrics"]["coherence_paragraph"]["n"] == 2
+    other = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / "out"), *FAKES, "--resume"])
+    assert other.exit_code != 0 and "coherence_model" in other.output and "Traceback" not in other.output
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:coherence_model=nosuch", "-i", str(p), "-o", str(tmp_path / "bad"), *FAKES])
+    assert r.exit_code == 2 and "nosuch" in r.output and "Traceback" not in r.output, r.output

@@ -15,9 +15,11 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
 - ``coherence_sentence`` (Eq. 3): mean over sentences of 1/PPL (PPL capped at 200); ``sentence_context``
   ``paragraph`` (default: one evaluation per text, each sentence after the ones before) or ``sentence`` (each
   alone, as CONNER's scripts).
-- ``coherence_paragraph`` (Eq. 4, a recorded deviation: no discourse model offline): the LM's sentence-order
-  test, the share of ``shuffles`` seeded shuffled orders whose log-probability is below the paragraph's own
-  (ties count half); needs two sentences.
+- ``coherence_paragraph`` (Eq. 4): a pluggable discourse-coherence model, ``coherence`` (a registered pair scorer:
+  the sigmoid of its score for (q, k), as relevance reads one; a discourse model may ignore q); without one, the
+  default, a recorded deviation (no discourse model offline): the LM's sentence-order test, the share of
+  ``shuffles`` seeded shuffled orders whose log-probability is below the paragraph's own (ties count half). Either
+  needs two sentences.
 - ``informativeness`` (Eq. 5): 1 − exp(mean log P(k_t | prefix, k_<t)), CONNER's prefix.
 - ``helpfulness`` (Eq. 6): max(0, 1 − L(q, k, a) / mean_i L(q, k_i⁻, a)), L the mean cross-entropy of the gold
   answer's tokens, ``unrelated`` knowledge texts of other items (seeded; fewer when the corpus has fewer: each
@@ -80,7 +82,8 @@ def _model_name(backend: Any) -> str | None:
 class ConnerMetric(LMMeasures, ValidityMeasures):
     """CONNER's measures (module docstring). ``judge``: a three-way judge (factuality, validity); ``lm``: a causal
     LM backend (coherence, informativeness, helpfulness, the validity reader); ``scorer``: a PairScorer
-    (relevance); ``retriever``: evidence per sentence when an item has none (``--index``). Its parts: the LM-scored
+    (relevance); ``coherence``: a PairScorer, paragraph coherence's discourse model (default: the LM's
+    sentence-order test); ``retriever``: evidence per sentence when an item has none (``--index``). Its parts: the LM-scored
     measures (``conner_lm.py``), validity and answer_em (``conner_validity.py``), what its reader and retriever were
     asked, once per evaluation (``conner_asked.py``)."""
 
@@ -96,6 +99,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         *,
         lm: Any = None,
         scorer: Any = None,
+        coherence: Any = None,
         retriever: Any = None,
         evidence_index: str | None = None,
         aggregation: str = "min",
@@ -122,6 +126,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         self.id = VERSION
         self.names = tuple(n for n in NAMES if not metrics or n in metrics)
         self.judge, self.lm, self.scorer, self.retriever = judge, lm, scorer, retriever
+        self.coherence = coherence  # coherence_paragraph's discourse model (a PairScorer); None: the LM's order test
         self.evidence_index = evidence_index
         self.aggregation = aggregation
         self.sentence_context = sentence_context
@@ -153,6 +158,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         part = copy.copy(self)
         part.names = names
         part.scorer = None  # relevance is not judged: the part never loads the relevance model (tasks/conner.py)
+        part.coherence = None  # nor paragraph coherence's model
         part._keeps_retrieved = self.retriever is not None
         return part
 
@@ -169,8 +175,8 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             "shuffles": self.shuffles,
             "unrelated": self.unrelated,
             "q_know_gamma": dict(zip(Q_KNOW, self.gamma)),
-            "coherence_paragraph_model": f"sentence-order test of {_model_name(self.lm)}" if self.lm is not None else None,
-            "deviations": ["coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"],
+            "coherence_paragraph_model": self._coherence_model(),
+            "deviations": [] if self.coherence is not None else ["coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"],
         }
 
     # ------------------------------------------------------------------ the corpus
@@ -198,6 +204,9 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             self._relevance(samples, texts, usable, values, reasons)
         if want & {"factuality", *SHARES}:
             self._factuality(samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress)
+        if "coherence_paragraph" in want and self.coherence is not None:
+            self._coherence(samples, texts, sentences, usable, values, reasons)
+            want -= {"coherence_paragraph"}
         if want & {"coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"}:
             self._lm_measures(samples, texts, sentences, usable, values, reasons, want, extra)
         if want & {"validity", "answer_em"}:
@@ -275,16 +284,36 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             for i in usable:
                 reasons[i]["relevance"] = "no relevance model"
             return
-        logits = list(self.scorer.score([(samples[i].question, texts[i]) for i in usable])) if usable else []
-        if len(logits) != len(usable):
-            for i in usable:
-                reasons[i]["relevance"] = f"the relevance model gave {len(logits)} scores for {len(usable)} pairs"
+        self._pair_sigmoid(self.scorer, "relevance", "the relevance model", samples, texts, usable, values, reasons)
+
+    def _coherence(self, samples, texts, sentences, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
+        """Paragraph coherence by the discourse model ``coherence``: the sigmoid of its score for (q, k)."""
+        paragraphs = []
+        for i in usable:
+            if len(sentences[i]) < 2:
+                reasons[i]["coherence_paragraph"] = "one sentence: no paragraph to judge"
+            else:
+                paragraphs.append(i)
+        self._pair_sigmoid(self.coherence, "coherence_paragraph", "the coherence model", samples, texts, paragraphs, values, reasons)
+
+    @staticmethod
+    def _pair_sigmoid(scorer, name, what, samples, texts, items, values, reasons) -> None:  # type: ignore[no-untyped-def]
+        logits = list(scorer.score([(samples[i].question, texts[i]) for i in items])) if items else []
+        if len(logits) != len(items):
+            for i in items:
+                reasons[i][name] = f"{what} gave {len(logits)} scores for {len(items)} pairs"
             return
-        for i, x in zip(usable, logits):
+        for i, x in zip(items, logits):
             if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):  # NaN was reported as 0.0
-                reasons[i]["relevance"] = f"the relevance model gave no score ({x!r})"[:120]
+                reasons[i][name] = f"{what} gave no score ({x!r})"[:120]
                 continue
-            values["relevance"][i] = round(sigmoid(float(x)), 6)
+            values[name][i] = round(sigmoid(float(x)), 6)
+
+    def _coherence_model(self) -> str | None:
+        """What computed coherence_paragraph (results.json ``evaluation.conner.coherence_paragraph_model``)."""
+        if self.coherence is not None:
+            return f"{getattr(self.coherence, 'id', None)}: the sigmoid of its score for (query, knowledge)"
+        return f"sentence-order test of {_model_name(self.lm)}" if self.lm is not None else None
 
     def _factuality(self, samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress) -> None:  # type: ignore[no-untyped-def]
         if self.judge is None:
@@ -334,9 +363,9 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             extra[i]["factuality_label"] = CLASS_OF[label]
 
 
-def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, **options: Any) -> ConnerMetric:
-    """Registry factory: ``conner``; ``judge``, ``lm`` and ``scorer`` are ready objects or specs (a judge spec,
-    a model name, a scorer name), built with ``ctx``."""
+def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, coherence: Any = None, **options: Any) -> ConnerMetric:
+    """Registry factory: ``conner``; ``judge``, ``lm``, ``scorer`` and ``coherence`` are ready objects or specs (a
+    judge spec, a model name, a scorer name), built with ``ctx``."""
     from ..registry import create
 
     if arg:
@@ -349,7 +378,9 @@ def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: 
         lm = model_loader(ctx)(lm)
     if isinstance(scorer, str):
         scorer = create("scorers", scorer, ctx)
-    return ConnerMetric(judge, lm=lm, scorer=scorer, **options)
+    if isinstance(coherence, str):
+        coherence = create("scorers", coherence, ctx)
+    return ConnerMetric(judge, lm=lm, scorer=scorer, coherence=coherence, **options)
 
 
 from_spec.family = ConnerMetric  # type: ignore[attr-defined]  # (protocols.FamilyFactory)

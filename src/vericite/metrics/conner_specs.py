@@ -47,7 +47,7 @@ SPECS: dict[str, MetricSpec] = {
     "factuality": _spec("factuality", ("answer", "passages", "judge"), "mean aggregated P(supports) of the knowledge's sentences against their best evidence (Eq. 1)"),
     "relevance": _spec("relevance", ("answer",), "cross-encoder probability that the knowledge is relevant to the query (Eq. 2)"),
     "coherence_sentence": _spec("coherence_sentence", ("answer",), "mean over sentences of 1/PPL under the LM, PPL capped at 200 (Eq. 3)", "coh. sentence"),
-    "coherence_paragraph": _spec("coherence_paragraph", ("answer",), "share of shuffled sentence orders the LM finds less likely than the paragraph's own (Eq. 4; deviation: no discourse model offline)", "coh. paragraph"),
+    "coherence_paragraph": _spec("coherence_paragraph", ("answer",), "the discourse model's probability that the paragraph is coherent (Eq. 4; coherence_model), by default the share of shuffled sentence orders the LM finds less likely than the paragraph's own (a deviation: no discourse model offline)", "coh. paragraph"),
     "informativeness": _spec("informativeness", ("answer", "meta"), "1 − exp(mean log P(knowledge token | CONNER's prefix, earlier tokens)) (Eq. 5)"),
     "helpfulness": _spec("helpfulness", ("answer", "answers"), "max(0, 1 − L(q, k, a) / mean L(q, unrelated k, a)), L the gold answer's cross-entropy (Eq. 6)"),
     "validity": _spec("validity", ("answer", "answers", "passages", "judge"), "P(supports) of the LM's answer read from the knowledge against the gold answer, or the best evidence (Eq. 7–8)"),

@@ -8,7 +8,9 @@ conner-knowledge`` run folder is read as it is (its ``output`` is the knowledge,
 
 Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles=5,unrelated=3,evidence_k=10``, and
 ``gamma=0.4/0.2/0.2/0.2``: Q_know's weights of factuality, relevance, coherence_paragraph and informativeness (§5;
-equal by default), the per-item ``q_know`` it records.
+equal by default), the per-item ``q_know`` it records; ``coherence_model=<pair scorer>``: paragraph coherence's
+discourse model (a registered pair scorer, e.g. a plugin's Coherence-Momentum; the sigmoid of its score for (query,
+knowledge)), by default the LM's sentence-order test (a recorded deviation).
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
@@ -41,7 +43,7 @@ def _gamma(value: str) -> tuple[float, ...]:
     return weights
 
 
-OPTIONS: dict[str, Any] = {"aggregation": str, "sentence_context": str, "shuffles": int, "unrelated": int, "evidence_k": int, "gamma": _gamma}
+OPTIONS: dict[str, Any] = {"aggregation": str, "sentence_context": str, "shuffles": int, "unrelated": int, "evidence_k": int, "gamma": _gamma, "coherence_model": str}
 
 
 class RelevanceScorer:
@@ -49,7 +51,8 @@ class RelevanceScorer:
     the corpus, by the evaluation's driver, so the workers of ``evaluate --ray`` (which build the suite to score its
     judged measures answer by answer, ``runs/distributed.py``'s ``AnswerWorker``) never load it. Its name is looked
     up now: one not registered is refused before anything is scored, as when it was built here; a model that cannot
-    be loaded is said when the corpus is scored (the answers judged before it are kept for ``--resume``)."""
+    be loaded is said when the corpus is scored (the answers judged before it are kept for ``--resume``). The
+    ``coherence_model`` option's scorer is built the same way."""
 
     def __init__(self, spec: str, ctx: Any) -> None:
         from ..registry import scorers
@@ -181,13 +184,16 @@ class ConnerTask:
             lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
         scorer_name = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
         scorer = None if scorer_name == "none" else RelevanceScorer(scorer_name, ctx)
+        options = dict(self.options)
+        coherence_name = options.pop("coherence_model", None)
+        coherence = RelevanceScorer(coherence_name, ctx) if coherence_name else None
         index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))
         retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None
         return [
             create(
-                "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, retriever=retriever, evidence_index=str(index) if index else None,
-                metrics=getattr(settings, "metrics", None) or None, resamples=settings.resamples, seed=settings.seed, **self.options,
+                "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, coherence=coherence, retriever=retriever, evidence_index=str(index) if index else None,
+                metrics=getattr(settings, "metrics", None) or None, resamples=settings.resamples, seed=settings.seed, **options,
             )
         ]  # fmt: skip
 

@@ -287,3 +287,33 @@ def test_u_is_recorded_as_asked_and_as_used():
     r = run(five, unrelated=3)
     assert [s["conner"].get("helpfulness_unrelated") for s in r.scores] == [3, 3, 3, 3, None]  # item 4: no gold answer
     assert r.results["helpfulness"].details["unrelated_used"] == {"3": 4}
+
+
+def test_paragraph_coherence_takes_a_pluggable_discourse_model():
+    # issue 14: coherence_paragraph is "a pluggable discourse-coherence model"; the LM's order test is only the default
+    class Discourse:
+        id = "discourse@1"
+
+        def __init__(self):
+            self.pairs = []
+
+        def score(self, pairs):
+            self.pairs += list(pairs)
+            return [float(len(k.split())) - 8.0 if "NaN" not in k else math.nan for _, k in pairs]
+
+    model = Discourse()
+    items = [item(0, "Rome is the capital of Italy. It is old."), item(1, "Rome is old."), item(2, "Rome is NaN. It is old.")]
+    samples, answers = zip(*items)
+    m = ConnerMetric(ThreeWayJudge(), lm=None, scorer=FakePairScorer(), coherence=model, resamples=50)
+    r = m.score_answers(list(samples), list(answers))
+    per = [s["conner"] for s in r.scores]
+    assert per[0]["coherence_paragraph"] == pytest.approx(round(sigmoid(9.0 - 8.0), 6))  # no LM needed
+    assert per[1]["not_computed"]["coherence_paragraph"] == "one sentence: no paragraph to judge"
+    assert per[2]["not_computed"]["coherence_paragraph"].startswith("the coherence model gave no score (nan)")
+    assert model.pairs == [("What is the capital of Italy?", "Rome is the capital of Italy. It is old."), ("What is the capital of Italy?", "Rome is NaN. It is old.")]
+    assert per[0]["not_computed"]["coherence_sentence"] == "no language model (--lm)"
+    st = r.settings["conner"]
+    assert st["coherence_paragraph_model"].startswith("discourse@1") and st["deviations"] == []
+    assert m.judging_part().coherence is None  # the judged part never loads it (evaluate --ray's workers)
+    default = run([items[0], items[1]]).settings["conner"]
+    assert default["coherence_paragraph_model"] == "sentence-order test of fake" and "Coherence-Momentum" in default["deviations"][0]
