@@ -64,6 +64,7 @@ class ConnerKnowledgeOptions(BaseModel):
     select_judge: str | None = None  # three-way judge of Q_know's factuality [llm3:<model>]
     select_lm: str | None = None  # the LM of coherence and informativeness [the method's model]
     select_relevance_model: str = "ms-marco"
+    select_coherence_model: str | None = None  # coherence_paragraph's discourse model (a pair scorer) [the LM's order test]
     select_evidence_k: int = Field(default=10, ge=1)
 
     @model_validator(mode="after")
@@ -318,9 +319,10 @@ def _q_know_scorer(opts: ConnerKnowledgeOptions, ctx: Any, model: str, backend: 
         raise VericiteError(f"method conner-knowledge: select_judge must be a three-way judge (llm3:<model>, nli3:<model>, fake-3way), not {opts.select_judge}")
     lm = once(opts.select_lm or model)
     scorer = create("scorers", opts.select_relevance_model, ctx)
+    coherence = create("scorers", opts.select_coherence_model, ctx) if opts.select_coherence_model else None
     retriever = create("retrievers", f"bm25:{opts.index}", ctx, k=opts.select_evidence_k)
     metric = create(
-        "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, retriever=retriever, evidence_index=opts.index,
+        "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, coherence=coherence, retriever=retriever, evidence_index=opts.index,
         evidence_k=opts.select_evidence_k, metrics=MEASURES, gamma=opts.gamma, seed=seed, resamples=0,
     )  # fmt: skip
     return QKnowScorer(metric, opts.gamma)

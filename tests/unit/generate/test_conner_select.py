@@ -179,3 +179,28 @@ def test_the_pool_of_a_dataset_that_repeats_an_id_holds_its_first_question_once(
     m.check_samples(samples[:2], spec)
     pool = m.manifest()["selection"]["pool"]
     assert sorted(p["id"] for p in pool) == [f"d{i}" for i in range(8)]
+
+
+def test_q_know_takes_the_paragraph_coherence_model_of_select_coherence_model(tmp_path):
+    # Q_know's S_coh_para from a plugged discourse model (a pair scorer), as evaluate's conner:coherence_model
+    from click.testing import CliRunner
+
+    from vericite.cli.main import cli
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "e1", "title": "Rome", "text": EVIDENCE[0].text}) + "\n", encoding="utf-8")
+    assert CliRunner().invoke(cli, ["docs", "index", str(corpus), "--index", str(tmp_path / "idx"), "-q"]).exit_code == 0
+    common = dict(backend=FakeBackend(replies=sampler), select="knowledge", candidates=2, temperature=1.0, index=str(tmp_path / "idx"),
+                  select_judge="fake-3way", select_relevance_model="fake")
+    plugged = registry.create("methods", "conner-knowledge", select_coherence_model="fake", **common)
+    plugged.check_samples([ROME], "x")
+    rec = plugged.answer(ROME)
+    q = plugged.manifest()["selection"]["q_know"]
+    assert q["coherence_paragraph_model"].startswith("fake-scorer@1") and q["deviations"] == []
+    from vericite.fakes.scoring import FakePairScorer as F
+    from vericite.metrics.conner_specs import sigmoid
+
+    first = rec["selection"]["candidates"][0]
+    assert first["scores"]["coherence_paragraph"] == pytest.approx(round(sigmoid(F().score([(ROME.question, BY_SEED[0])])[0]), 6))
+    default = registry.create("methods", "conner-knowledge", **common)
+    assert default.manifest()["selection"]["q_know"]["coherence_paragraph_model"] == "sentence-order test of fake"
