@@ -26,12 +26,14 @@ class AskedOnce:
     _asked: dict[tuple[Any, ...], tuple[Any, Any]]
 
     def _evidence(self, sample: Any, sentence: str, kept: dict[str, Any] | None = None) -> list[str]:
-        """The item's passages, else the ``evidence_k`` passages the retriever finds for ``sentence`` (a sentence of
-        the knowledge, or the reader's answer): retrieved once per metric and its ``judging_part()`` (:meth:`_ask`),
-        and by the part recorded in ``kept`` (the item's ``retrieved``, :meth:`reuse_checkpointed`'s)."""
+        """The item's passages, all of them (issue 14: "the item's evidence or the top 10 passages retrieved"; they
+        were cut to the first ``evidence_k``, which only bounds what is retrieved), else the ``evidence_k`` passages
+        the retriever finds for ``sentence`` (a sentence of the knowledge, or the reader's answer): retrieved once per
+        metric and its ``judging_part()`` (:meth:`_ask`), and by the part recorded in ``kept`` (the item's
+        ``retrieved``, :meth:`reuse_checkpointed`'s)."""
         given = [p.text for p in (sample.passages or []) if getattr(p, "text", "").strip()]
         if given:
-            return given[: self.evidence_k]
+            return given
         if self.retriever is None:
             return []
         found = list(self._ask(self.retriever, ("retrieve", self.evidence_k, sentence), lambda: self._retrieve(sentence)))

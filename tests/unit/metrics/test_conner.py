@@ -317,3 +317,13 @@ def test_paragraph_coherence_takes_a_pluggable_discourse_model():
     assert m.judging_part().coherence is None  # the judged part never loads it (evaluate --ray's workers)
     default = run([items[0], items[1]]).settings["conner"]
     assert default["coherence_paragraph_model"] == "sentence-order test of fake" and "Coherence-Momentum" in default["deviations"][0]
+
+
+def test_an_items_own_evidence_is_used_whole_not_cut_to_evidence_k():
+    # "evidence per sentence = the item's evidence or the top 10 passages retrieved from --index": evidence_k bounds
+    # retrieval; a line's 12 passages were cut to their first 10, and the one that supports the sentence was last
+    others = [f"Bananas number {j} are yellow fruit." for j in range(11)]
+    r = run([item(0, "Rome is the capital of Italy.", passages=(*others, "Rome is the capital of Italy."))], evidence_k=10)
+    per = r.scores[0]["conner"]
+    assert per["factuality_label"] == "factual_consistent", per
+    assert len([j for j in r.judgements[0] if j["purpose"] == "factuality"]) == 12  # the sentence against each passage
