@@ -120,7 +120,7 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
         "theirs": "nq_ref_rel (monoBERT)", "alignment": f"their {len(rel_theirs)} values paired by position with the first {len(rel_theirs)} passages (the release does not say which passages they are)",
     }
     if lm is None:
-        out["coherence_sentence"] = {"not_run": "needs --lm MODEL (under the model lock)"}
+        out["coherence_sentence"] = {"not_run": "needs --lm MODEL (e.g. smollm2-135m)"}
         return out
     if ppl_file.finite == 0:
         try:
@@ -207,7 +207,7 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = Fa
     rel = [sigmoid(float(v)) for v in scorer.score([(q, o) for q, o, _ in items])]
     out["relevance"] = {"somers_d": somers_d(rel, [u for *_, u in items]), "n": len(items)}
     if lm is None:
-        out["coherence_sentence"] = out["informativeness"] = {"not_run": "needs --lm MODEL (under the model lock)"}
+        out["coherence_sentence"] = out["informativeness"] = {"not_run": "needs --lm MODEL (e.g. smollm2-135m)"}
         return out
     spans = [[(s.start, s.end) for s in split_sentences(o) if s.clean] for _, o, _ in items]
     coh = []
@@ -228,7 +228,7 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = Fa
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vericite.bench.conner_agreement", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lm", help="a causal LM for sentence perplexity, coherence and informativeness (load it under the model lock)")
+    ap.add_argument("--lm", help="a causal LM for sentence perplexity, coherence and informativeness (smollm2-135m runs without the model lock; Qwen under it)")
     ap.add_argument("--limit", type=int, help="the first N NQ reference passages")
     ap.add_argument("--max-words", type=int, help="leave out NQ reference passages longer than this (some are whole articles); counted in the output")
     ap.add_argument("--skip-alce", action="store_true", help="the NQ part only")
