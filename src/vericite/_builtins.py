@@ -56,6 +56,7 @@ r.methods.register("vtg", "vericite.generate.vtg:from_spec")  # VTG: evolving me
 r.datasets.register("biokalma", "vericite.datasets:biokalma_from_spec")
 r.datasets.register("demo", "vericite.datasets:demo_from_spec")
 r.datasets.register("jsonl", "vericite.datasets:jsonl_from_spec")
+r.datasets.register("biokalma-mini", "vericite.datasets:biokalma_mini_from_spec")  # datasets/biokalma-mini.jsonl, with minimum knowledge sets
 r.datasets.register("biokalma-gold", "vericite.datasets.gold:from_spec")  # vericite's hand-made gold set
 r.datasets.register("alce", "vericite.datasets.alce:from_spec")  # alce:<file>: an ALCE file as it is ({"data": [...]}, a list, or JSONL)
 r.datasets.register("alce-asqa-10", "vericite.datasets.alce:asqa10_from_spec")  # the real ALCE samples in ../shared

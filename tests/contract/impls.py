@@ -310,6 +310,7 @@ IMPLS: list[Impl] = [
     Impl("datasets", "jsonl:<file>", make=questions_file),
     Impl("datasets", "biokalma", marks=SHARED, requires=require_shared_data),
     Impl("datasets", "biokalma-gold", marks=SHARED, requires=require_shared_data),
+    Impl("datasets", "biokalma-mini"),  # the checkout's datasets/biokalma-mini.jsonl
     Impl("datasets", "nq-500", marks=SHARED, requires=require_conner_data),
     Impl("datasets", "wow-seen-500", marks=SHARED, requires=require_conner_data),
     Impl("datasets", "wow-unseen-500", marks=SHARED, requires=require_conner_data),

@@ -115,7 +115,7 @@ def common_generation_options(f):
 @click.command()
 @click.option("--method", help="generation method: a registered name (kalma; ALCE's vanilla, summ, snippet, rerank, closedbook; vtg; conner-knowledge, CONNER's knowledge of a query; fake, the test stand-in; or a plugin's) [default: kalma]")
 @click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature; VTG's: --k, --queries, --docs-per-query, --trials, --judge, --no-query-generation, --no-verifier, --no-simplifier, --index, --retriever; conner-knowledge's: --shot, --index, --max-tokens, --temperature, and source, top_p, demo_words, select (none|knowledge|demonstrations), candidates, pool, gamma, select_judge, select_lm, select_relevance_model, select_coherence_model, select_evidence_k")
-@click.option("--dataset", "-d", help="biokalma, demo, nq-500, wow-seen-500, wow-unseen-500 (any registered dataset), a JSONL file of questions, or an ALCE .json file [default: biokalma]")
+@click.option("--dataset", "-d", help="biokalma, biokalma-mini, demo, nq-500, wow-seen-500, wow-unseen-500 (any registered dataset), a JSONL file of questions, or an ALCE .json file [default: biokalma]")
 @click.option("--phrasing", type=click.Choice(["specific", "general"]), help="BioKaLMA question phrasing [default: specific]")
 @click.option("--data-path", help="where the dataset lives (default for biokalma: ../shared/data/biokalma)")
 @click.option("--limit", type=int, help="answer only the first N questions")

@@ -118,6 +118,27 @@ def demo_from_spec(arg: str, *, ctx: Any, **options: Any) -> LoaderDataset:
     return LoaderDataset("demo", demo, arg)
 
 
+MINI_FILE = Path("datasets") / "biokalma-mini.jsonl"
+
+
+def biokalma_mini(phrasing: str = "specific", path: str | Path | None = None) -> list[Sample]:
+    """vericite's own BioKaLMA-style dataset with minimum knowledge sets (``datasets/biokalma-mini.jsonl``, card
+    ``datasets/biokalma-mini.md``): read from the checkout, else from the current folder, unless a file is given."""
+    if path:
+        return list(read_samples_jsonl(path, phrasing))
+    from ..paths import _repo_root
+
+    for base in (_repo_root(), Path.cwd()):
+        if (base / MINI_FILE).is_file():
+            return list(read_samples_jsonl(base / MINI_FILE, phrasing))
+    raise DataError(f"dataset biokalma-mini: {MINI_FILE} not found in the checkout ({_repo_root()}) nor in the current folder: run from the repository, or give the file (biokalma-mini:<path>)")
+
+
+def biokalma_mini_from_spec(arg: str, *, ctx: Any, **options: Any) -> LoaderDataset:
+    """Registry factory: ``biokalma-mini`` (``datasets/biokalma-mini.jsonl`` of the checkout) or ``biokalma-mini:<file>``."""
+    return LoaderDataset("biokalma-mini", biokalma_mini, arg)
+
+
 def jsonl_from_spec(arg: str, *, ctx: Any, **options: Any) -> LoaderDataset:
     """Registry factory: ``jsonl:<path>``, any JSONL file of questions (module docstring)."""
     return LoaderDataset("jsonl", _jsonl, arg)
@@ -130,6 +151,8 @@ def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None 
     if dropped is not None:
         with collecting(dropped):
             return distinct(load_samples(spec, phrasing, path), dropped)
+    if ":" in spec and not Path(spec).is_file() and spec.split(":", 1)[0] in registry.registry_for("datasets"):
+        return registry.create("datasets", spec).load(phrasing=phrasing, path=path)  # name:<file>, a .jsonl one too
     if spec.lower().endswith(".json") and Path(spec).is_file():
         from .alce import read_alce
 
