@@ -126,4 +126,5 @@ def progress_bar(
         transient=False,
     ) as p:
         task = p.add_task(description, total=total, completed=completed)
-        yield Advance(lambda n=1: p.advance(task, n))  # the bar's clock shows a long item running
+        # the bar's clock shows a long item running; its description names it (and its step) while it runs
+        yield Advance(lambda n=1: (p.advance(task, n), p.update(task, description=description)) and None, lambda label: p.update(task, description=f"{description}: {printable(label)}"))

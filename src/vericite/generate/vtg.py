@@ -118,6 +118,7 @@ class VtgMethod:
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.cite_params = GenParams(max_tokens=opts.cite_max_tokens, temperature=0.0, seed=seed)
         self.query_params = GenParams(max_tokens=opts.queries_max_tokens, temperature=0.0, seed=seed)
+        self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
     # ------------------------------------------------------------------ documents
@@ -132,6 +133,14 @@ class VtgMethod:
 
     def search_index(self, query: str, depth: int) -> list[Passage]:
         return [e for e in self.retriever.retrieve(query).evidence if isinstance(e, Passage)][:depth]
+
+    def show_steps(self, report: Any) -> None:
+        """The run's progress names the sentence and trial being written (``protocols.StepShowing``)."""
+        self.report_step = report
+
+    def _step(self, text: str) -> None:
+        if self.report_step is not None:
+            self.report_step(text)
 
     # ------------------------------------------------------------------ Algorithm 1
 
@@ -205,6 +214,7 @@ class VtgMethod:
         t = 0
         while True:
             tracer.mark()
+            self._step(f"sentence {st.index + 1}, trial {t + 1}")
             trial = Trial(trial=t, memory=memory.sizes())
             st.trials.append(trial)
             params = dataclasses.replace(self.params, seed=self.seed + t)
@@ -268,6 +278,7 @@ class VtgMethod:
                 queries = [sentence]
         else:
             queries = [sentence]
+        self._step(f"sentence {len(written) + 1}, evidence finder")
         with tracer.timed("retrieval"):
             found, by_query = S.find_evidence(search, queries, o.docs_per_query, memory)
         if not found:

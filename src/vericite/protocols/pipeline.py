@@ -18,6 +18,7 @@ __all__ = [
     "MethodOptions",
     "SampleChecking",
     "Summarising",
+    "StepShowing",
     "Dataset",
     "Demonstrating",
     "CorpusProviding",
@@ -140,6 +141,15 @@ class ProgressShowing(Protocol):
     pool) shows progress as the run does: ``show_progress(False)`` under ``--quiet``."""
 
     def show_progress(self, enabled: bool) -> None: ...
+
+
+@runtime_checkable
+class StepShowing(Protocol):
+    """Capability of a Method: names the step a long answer is on (VTG: the sentence and the trial), for the run's
+    progress. The loop calls ``show_steps(report)`` before each answer; the method calls ``report("sentence 2,
+    trial 1")`` as it goes, and the progress line names the sample and that step."""
+
+    def show_steps(self, report: Any) -> None: ...
 
 
 @runtime_checkable

@@ -4,7 +4,7 @@
 line per answered sample, ``errors.jsonl`` for the failed ones), failures (a model call that fails is written
 to errors.jsonl and the run goes on; 3 in a row abort it; more than ``max_failures`` unanswered questions, or
 all of them, end it ``incomplete`` with :class:`IncompleteRun`), progress (a plain line while a long sample is
-still running), usage metering, and the manifest with its summary. A method only answers a sample.
+still running, naming its step when the method is ``StepShowing``), usage metering, and the manifest with its summary. A method only answers a sample.
 
 Usage: the loop gives the method's backends one :class:`~vericite.models.usage.UsageMeter` (see
 :func:`build_method`) and writes, as each record's ``usage``, what the meter counted while that sample was
@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import BackendError, DataError, VericiteError
 from ..models.usage import UsageMeter, metered
-from ..protocols import Closeable, Demonstrating, Method, ProgressShowing, SampleChecking, Summarising
+from ..protocols import Closeable, Demonstrating, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
 from ..totals import token_totals
 from ..types import Sample
 
@@ -91,6 +91,8 @@ def run_method(
         with progress_bar(len(samples), "generating", enabled=progress, completed=len(samples) - len(todo)) as advance:
             for sample in todo:
                 advance.running(f"sample {sample.id}")
+                if isinstance(method, StepShowing):  # e.g. VTG: "sample q17, sentence 2, trial 1 running for 65 s"
+                    method.show_steps(lambda step, label=f"sample {sample.id}": advance.running(f"{label}, {step}"))
                 before = meter.usage if meter is not None else None
                 try:
                     record = method.answer(sample)
