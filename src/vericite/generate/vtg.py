@@ -230,7 +230,7 @@ class VtgMethod:
             trial.sentence = sentence
             with tracer.timed("cite"):
                 cited, bad, trial.cite_raw = S.generate_citations(cite, sentence, memory, self.cite_params, o.at_most_citations)
-            trial.citations = [c + 1 for c in cited]
+            trial.citations, trial.generated_citations = [c + 1 for c in cited], [c + 1 for c in cited]
             if bad:
                 tracer.count("citations_out_of_range", bad)
             if not cited:

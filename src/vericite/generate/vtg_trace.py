@@ -37,7 +37,8 @@ class Trial:
     sentence: str = ""
     raw: str = ""  # the sentence generator's completion
     cite_raw: str = ""
-    citations: list[int] = field(default_factory=list)  # 1-based, in the final document list
+    citations: list[int] = field(default_factory=list)  # 1-based, in the final document list: the trial's last word
+    generated_citations: list[int] = field(default_factory=list)  # the citation generator's (what the generation verifier judged)
     generation_verifier: dict[str, Any] | None = None  # {"entailed", "probability", "status"}
     memory_verifier: dict[str, Any] | None = None  # {"mode", "entailed", "probability", "docs", ...}
     simplifier: dict[str, Any] | None = None  # {"removed": [...], "checks": n}

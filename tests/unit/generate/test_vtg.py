@@ -91,6 +91,7 @@ def test_memory_verifier_simplifier_and_evidence_finder():
     assert t["outcome"] == "verified-memory" and t["generation_verifier"]["entailed"] is False
     assert t["memory_verifier"]["mode"] == "concatenated" and t["memory_verifier"]["probability"] == 0.9
     assert t["simplifier"]["removed"] == [2] and t["citations"] == [1]
+    assert t["generated_citations"] == [2]  # what the generation verifier rejected, kept in the trace
     assert [x["outcome"] for x in s2["trials"]] == ["retry", "verified-citations"]
     assert s2["trials"][0]["queries"] == ["What is the capital of Italy?", "Where is Rome?"]
     assert s2["trials"][0]["retrieved"] == {"What is the capital of Italy?": [3], "Where is Rome?": [4]}
