@@ -60,3 +60,33 @@ def test_run_the_ablation_experiment(tmp_path, script_model):
     rows = res["experiments"]["vtg-ablation"]["rows"]
     assert [row["level"] for row in rows] == [0, 2]
     assert rows[0]["metrics"]["alce_citation_recall"]["value"] == 1.0 > rows[1]["metrics"]["alce_citation_recall"]["value"]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("vtg-*.yaml")), ids=lambda p: p.name)
+def test_judge_flag_overrides_the_verifiers_judge_that_names_the_configs_judge(path):
+    # `vericite run configs/vtg-x.yaml --model M --judge llm:M` kept method_args.verifier_judge (the embedded Qwen)
+    cfg = load_run_config(str(path), {"model": "smollm2-135m", "judge": "llm:smollm2-135m"})
+    assert cfg.judge == "llm:smollm2-135m" and cfg.method_args["verifier_judge"] == "llm:smollm2-135m"
+    if cfg.experiment == "vtg-methods":
+        assert registry.create("experiments", cfg.experiment).generation_at(3, cfg.method_args)["method_args"]["rerank_judge"] == "llm:smollm2-135m"
+    assert load_run_config(str(path), {}).method_args["verifier_judge"] == "llm:qwen2.5-coder-1.5b"  # no flag: as written
+
+
+def test_a_verifiers_judge_of_its_own_is_kept(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("name: x\ndataset: demo\nmethod: vtg\nmethod_args: {verifier_judge: 'llm:a'}\ntask: alce\njudge: 'llm:b'\n")
+    assert load_run_config(str(f), {"judge": "fake"}).method_args["verifier_judge"] == "llm:a"
+
+
+def test_the_methods_config_runs_end_to_end_with_fakes(tmp_path):
+    from tests.contract.impls import require_alce_prompts
+
+    require_alce_prompts()
+    r = CliRunner().invoke(cli, ["run", str(ROOT / "configs" / "vtg-methods.yaml"), "--model", "fake", "--judge", "fake", "--limit", "1", "--no-cache", "-q", "-o", str(tmp_path / "run")])
+    assert r.exit_code == 0, r.output
+    for level, method in enumerate(("vanilla", "summ", "snippet", "rerank", "vtg")):
+        man = json.loads((tmp_path / "run" / f"level-{level}" / "manifest.json").read_text())
+        assert man["method"].startswith(method) and man["model"]["name"] == "fake"
+        if method in ("rerank", "vtg"):
+            assert man["config"].get("rerank_judge" if method == "rerank" else "verifier_judge") == "fake"
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["experiments"]["vtg-methods"]["token_figure"] == "alce_citation_f1"

@@ -24,7 +24,7 @@ from .output import echo_json, format_options, hint, markdown_grid, md_cell, met
     "goes on from its checkpoint (level-<x>/eval/.evaluate-answers.jsonl), a level whose evaluation settings or answers scored "
     "changed is evaluated again",
 )
-@click.option("--judge", "-j", help="override the config's judge")
+@click.option("--judge", "-j", help="override the config's judge, and a judge of the generation that names the same (VTG configs' verifier_judge, rerank_judge)")
 @click.option("--threads", type=int, help="CPU threads for llama.cpp")
 @click.option("--max-failures", help="questions that may go unanswered (their model call, or a plugin's retriever, graph ..., failed) before the run fails, per level: a count or a percentage such as 10% [default: the config's, else 0]")
 @server_options

@@ -44,11 +44,29 @@ def load_run_config(path: str | Path, overrides: dict[str, Any]) -> RunConfig:
     if not isinstance(data, dict):
         raise DataError(f"{p}: expected a mapping of options")
     try:
-        return build_config(RunConfig, data, overrides)  # type: ignore[no-any-return]
+        return with_judge(build_config(RunConfig, data, overrides), data.get("judge", RunConfig.model_fields["judge"].default), overrides.get("judge"))
     except ValidationError as e:
         raise DataError(f"{p}: {validation_message(e)}") from None
     except ValueError as e:  # an option given twice
         raise DataError(f"{p}: option {e}") from None
+
+
+#: the method options that name a judge of the generation (VTG's verifiers, rerank's)
+GENERATION_JUDGES = ("verifier_judge", "rerank_judge")
+
+
+def with_judge(cfg: RunConfig, config_judge: str, judge: str | None) -> RunConfig:
+    """``--judge`` overrides the config's judge, and a generation judge of ``method_args`` that names the same
+    judge (configs/vtg-*.yaml verify with the judge that scores): ``vericite run configs/vtg-ablation.yaml --model
+    M --judge llm:M`` has M's verifiers, not the config's model's."""
+    if judge is None:
+        return cfg
+    same = {k: judge for k in GENERATION_JUDGES if cfg.method_args.get(k) is not None and cfg.method_args.get(k) == config_judge}
+    if not same:
+        return cfg
+    out = cfg.model_copy(update={"method_args": {**cfg.method_args, **same}})
+    out.method_options()
+    return out
 
 
 def run_config(cfg: RunConfig, out: str | Path, *, resume: bool = False, progress: bool = True, backend: Any = None, judge: Any = None) -> dict[str, Any]:
