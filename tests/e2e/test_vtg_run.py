@@ -24,12 +24,12 @@ ITEMS = [{"question": "Which cities are capitals?", "answer": "Paris and Rome.",
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("vtg-*.yaml")), ids=lambda p: p.name)
 def test_every_vtg_config_loads(path):
     cfg = load_run_config(str(path), {})
-    assert cfg.method == "vtg" and cfg.task == "alce"
+    assert cfg.method == "vtg" and cfg.task == ("kalma" if "-kg" in path.name else "alce")
     if cfg.experiment:
         exp = registry.create("experiments", cfg.experiment)
         assert set(cfg.levels or ()) <= set(exp.levels)
         for level in exp.levels:
-            gen = exp.generation_at(level, cfg.method_args)
+            gen = {"method": cfg.method, "method_args": cfg.method_args, **(exp.generation_at(level, cfg.method_args) or {})}
             assert gen["method"] in ("vtg", "vanilla", "summ", "snippet", "rerank")
             opts = registry.methods.get(gen["method"]).options_model(**gen["method_args"])  # valid options of that method
             assert opts is not None
@@ -66,6 +66,8 @@ def test_run_the_ablation_experiment(tmp_path, script_model):
 def test_judge_flag_overrides_the_verifiers_judge_that_names_the_configs_judge(path):
     # `vericite run configs/vtg-x.yaml --model M --judge llm:M` kept method_args.verifier_judge (the embedded Qwen)
     cfg = load_run_config(str(path), {"model": "smollm2-135m", "judge": "llm:smollm2-135m"})
+    if "verifier_judge" not in load_run_config(str(path), {}).method_args:
+        return  # the verifiers' judge is VTG's default, llm:<--model> (vtg-kg-removal)
     assert cfg.judge == "llm:smollm2-135m" and cfg.method_args["verifier_judge"] == "llm:smollm2-135m"
     if cfg.experiment == "vtg-methods":
         assert registry.create("experiments", cfg.experiment).generation_at(3, cfg.method_args)["method_args"]["rerank_judge"] == "llm:smollm2-135m"
@@ -90,3 +92,14 @@ def test_the_methods_config_runs_end_to_end_with_fakes(tmp_path):
         if method in ("rerank", "vtg"):
             assert man["config"].get("rerank_judge" if method == "rerank" else "verifier_judge") == "fake"
     assert json.loads((tmp_path / "run" / "results.json").read_text())["experiments"]["vtg-methods"]["token_figure"] == "alce_citation_f1"
+
+
+def test_vtg_kg_removal_scores_vtgs_na_as_kalmas(tmp_path):
+    # issue 12 part 3: VTG-KG against KaLMA with [NA] precision/recall: the removed triples are the absent set
+    r = CliRunner().invoke(cli, ["run", str(ROOT / "configs" / "vtg-kg-removal.yaml"), "--model", "fake", "--limit", "2", "--no-cache", "-q", "-o", str(tmp_path / "run")])
+    assert r.exit_code == 0, r.output
+    rows = json.loads((tmp_path / "run" / "results.json").read_text())["experiments"]["conscious-incompetence"]["rows"]
+    assert [row["level"] for row in rows] == [0, 1, 2, 3]
+    assert rows[1]["metrics"]["na_precision"]["n"] > 0  # [NA] scored against the removed triples
+    man = json.loads((tmp_path / "run" / "level-1" / "manifest.json").read_text())
+    assert man["method"] == "vtg@1" and man["judge"].startswith("llm:fake")
