@@ -104,7 +104,7 @@ def common_generation_options(f):
             *SERVER_OPTIONS,  # --base-url, --timeout, --retries
             click.option("--threads", type=int, help="CPU threads for llama.cpp [default: $VERICITE_THREADS or 2]"),
             click.option("--no-cache", "no_cache", is_flag=True, default=False, help="do not read or write the call cache"),
-            click.option("--max-tokens", type=int, help="longest answer in tokens [default: KaLMA 384, ALCE's methods 300, conner-knowledge 150]"),
+            click.option("--max-tokens", type=int, help="longest answer in tokens [default: KaLMA 384, ALCE's methods 300, conner-knowledge 150; vtg: each sentence, 100]"),
             click.option("--seed", type=int, help="sampling seed; ALCE's methods also draw their demos with it (ALCE's default: 42) [default: 0]"),
         ]
     ):
@@ -114,7 +114,7 @@ def common_generation_options(f):
 
 @click.command()
 @click.option("--method", help="generation method: a registered name (kalma; ALCE's vanilla, summ, snippet, rerank, closedbook; vtg; conner-knowledge, CONNER's knowledge of a query; fake, the test stand-in; or a plugin's) [default: kalma]")
-@click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature; VTG's: --k, --queries, --docs-per-query, --trials, --judge, --no-query-generation, --no-verifier, --no-simplifier, --index, --retriever; conner-knowledge's: --shot, --index, --max-tokens, --temperature, and source, top_p, demo_words, select (none|knowledge|demonstrations), candidates, pool, gamma, select_judge, select_lm, select_relevance_model, select_coherence_model, select_evidence_k")
+@click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature; VTG's: --k, --queries, --docs-per-query, --trials, --judge, --no-query-generation, --no-verifier, --no-simplifier, --index, --retriever, --store, --max-tokens, --temperature; conner-knowledge's: --shot, --index, --max-tokens, --temperature, and source, top_p, demo_words, select (none|knowledge|demonstrations), candidates, pool, gamma, select_judge, select_lm, select_relevance_model, select_coherence_model, select_evidence_k")
 @click.option("--dataset", "-d", help="biokalma, biokalma-mini, demo, nq-500, wow-seen-500, wow-unseen-500 (any registered dataset), a JSONL file of questions, or an ALCE .json file [default: biokalma]")
 @click.option("--phrasing", type=click.Choice(["specific", "general"]), help="BioKaLMA question phrasing [default: specific]")
 @click.option("--data-path", help="where the dataset lives (default for biokalma: ../shared/data/biokalma)")
@@ -122,12 +122,12 @@ def common_generation_options(f):
 @click.option("--out", "-o", required=True, help="run folder to write (samples.jsonl, manifest.json)")
 @click.option("--resume", is_flag=True, help="continue a run that was interrupted, skipping finished samples; only with the folder's settings and method (its version, model, prompt files: manifest.json), else one line says what differs")
 @click.option("--knowledge", type=click.Choice(["auto", "given", "retrieve"]), help="use the knowledge given with each question, or retrieve it from --store [default: auto]")
-@click.option("--store", help="graph store folder to retrieve knowledge from (see `vericite kg load`)")
+@click.option("--store", help="graph store folder to retrieve knowledge from (see `vericite kg load`); vtg: a memory of triples retrieved from it")
 @click.option("--demonstration", help="one-shot demonstration file (vericite JSON or a BioKaLMA prompt file) [default: the dataset's (BioKaLMA's released prompt for biokalma and biokalma-gold), else vericite's own]")
-@click.option("--temperature", type=float, help="sampling temperature [default: KaLMA 0, ALCE's methods 0.5, conner-knowledge 0]")
+@click.option("--temperature", type=float, help="sampling temperature [default: KaLMA 0, ALCE's methods 0.5, conner-knowledge 0, vtg's sentences 0.5 (its citations and queries greedy)]")
 @click.option("--ndoc", type=int, help="ALCE methods: documents given with each question [default: 5]")
 @click.option("--shot", type=int, help="ALCE methods: demonstrations drawn (by --seed) from the prompt file [default: 2]; conner-knowledge: 0 zero-shot, n few-shot with n demonstrations drawn from the run's other questions, never the item itself [default: 0]")
-@click.option("--index", help="ALCE methods: index folder to retrieve documents from for questions that carry none (see `vericite docs index`); conner-knowledge: the index of source=retrieve and of Q_know's evidence")
+@click.option("--index", help="ALCE methods: index folder to retrieve documents from for questions that carry none (see `vericite docs index`); conner-knowledge: the index of source=retrieve and of Q_know's evidence; vtg: the long-term memory's top --k for questions that carry no documents, and the evidence finder's searches")
 @click.option("--retriever", help="ALCE methods: the retriever that reads --index [default: bm25]")
 @click.option("--judge", "rerank_judge", help="rerank: the judge whose citation recall picks the best of the samples; vtg: the verifiers' judge [default: llm:<--model>]")
 @click.option("--k", "k", type=int, help="vtg: documents in the long-term memory at the start [default: 5]")
