@@ -123,6 +123,31 @@ def check_reader(cfg: Any, task: Task, selected: set[str] | None) -> None:
         raise VericiteError(f"--reader: the reader's answer is what {' and '.join(served)} score, and --metrics leaves both out")
 
 
+#: the settings only some tasks read (``--index``, ``--lm``, ``--relevance-model``: conner's; ``--geval-model``:
+#: kalma's); a task says which of them its suite reads with ``settings_read``
+TASK_SETTINGS = ("evidence_index", "lm", "relevance_model", "geval_model")
+
+
+def ignored_settings(cfg: Any, task: Task) -> list[str]:
+    """The settings of :data:`TASK_SETTINGS` given in ``cfg`` (not None) that ``task`` does not read: not an error
+    (the evaluation goes on, and results.json records them as given), but what the commands say in one line. A task
+    that does not declare ``settings_read`` (a plugin's) is not second-guessed: nothing is said of it."""
+    read = getattr(task, "settings_read", None)
+    if read is None:
+        return []
+    return [k for k in TASK_SETTINGS if getattr(cfg, k, None) is not None and k not in read]
+
+
+def ignored_note(names: Sequence[str], task: Task, spelled: Mapping[str, str] | None = None) -> str | None:
+    """The one line saying that ``task`` ignores the settings ``names`` (:func:`ignored_settings`), each spelled as the
+    command takes it (``spelled``: ``evidence_index`` -> ``--index``); None when there is none."""
+    if not names:
+        return None
+    shown = ", ".join((spelled or {}).get(n, n) for n in names)
+    which = "it is" if len(names) == 1 else "they are"
+    return f"warning: task {task.name} does not read {shown}: {which} ignored (recorded in results.json as given)"
+
+
 def check_metric_selection(names: Any, task: Task) -> set[str] | None:
     """``--metrics``: the names asked for (None: all), each checked against the task's suite with a did-you-mean."""
     if names is None:

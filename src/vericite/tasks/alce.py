@@ -64,6 +64,9 @@ class AlceTask:
     default_judge = "none"
     #: ``--reader``: the metrics a final-answer reader's short answers are scored by (evaluate/pipeline.py checks it)
     reader_metrics = READER_METRICS
+    #: of the settings only some tasks read (``evaluate.pipeline.TASK_SETTINGS``), those ``suite`` reads: none; any
+    #: given (``--index``, ``--lm``, ``--relevance-model``, ``--geval-model``) is said to be ignored in one line
+    settings_read: tuple[str, ...] = ()
 
     def __init__(self, name: str = "alce", *, at_most_citations: int | None = AT_MOST_CITATIONS, qa_model: str = QA_MODEL) -> None:
         self.name = name

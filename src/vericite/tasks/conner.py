@@ -129,6 +129,9 @@ class ConnerTask:
     judge_purposes = ("factuality", "validity")
     judge_trust = None
     default_judge = "none"
+    #: of the settings only some tasks read (``evaluate.pipeline.TASK_SETTINGS``), those ``suite`` reads; the others
+    #: given (``--geval-model``) are said to be ignored in one line
+    settings_read = ("evidence_index", "lm", "relevance_model")
 
     def __init__(self, **options: Any) -> None:
         self.options = options
