@@ -10,7 +10,7 @@ Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
-at its first use (:class:`RelevanceScorer`).
+by the evaluation's driver before the first answer is judged (:class:`RelevanceScorer`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ class RelevanceScorer:
     """The relevance measure's pair scorer (``--relevance-model``), built at its first use: relevance is scored over
     the corpus, by the evaluation's driver, so the workers of ``evaluate --ray`` (which build the suite to score its
     judged measures answer by answer, ``runs/distributed.py``'s ``AnswerWorker``) never load it. Its name is looked
-    up now: one not registered is refused before anything is scored, as when it was built here; a model that cannot
-    be loaded is said when the corpus is scored (the answers judged before it are kept for ``--resume``)."""
+    up now: one not registered is refused before anything is scored, as when it was built here. The driver builds it
+    before the first answer is judged (:meth:`load`, called by the family's ``preload``, ``evaluate/pipeline.py``):
+    a model that cannot be loaded (a missing or corrupt file, a bad spec) is one line then, not after every answer
+    was judged; the corpus's scoring uses that same instance."""
 
     def __init__(self, spec: str, ctx: Any) -> None:
         from ..registry import scorers
@@ -43,11 +45,21 @@ class RelevanceScorer:
         self.spec, self.ctx = spec, ctx
         self._scorer: Any = None
 
+    def load(self) -> Any:
+        """The scorer, built now if it is not yet; one that cannot be built is one line naming it
+        (``errors.load_failure``)."""
+        if self._scorer is None:
+            from ..errors import load_failure
+
+            try:
+                self._scorer = create("scorers", self.spec, self.ctx)
+            except Exception as e:  # noqa: BLE001 - a missing or corrupt model file, a bad spec: one line, no traceback
+                raise load_failure(f"relevance model {self.spec} (--relevance-model)", e) from None
+        return self._scorer
+
     @property
     def scorer(self) -> Any:
-        if self._scorer is None:
-            self._scorer = create("scorers", self.spec, self.ctx)
-        return self._scorer
+        return self.load()
 
     @property
     def id(self) -> Any:
