@@ -121,3 +121,21 @@ def test_a_reader_that_cannot_be_loaded_fails_before_any_judge_call(tmp_path, mo
     r = alce(tmp_path, "--reader", "llm:brittle:fine")  # one that loads: judged, then read
     assert r.exit_code == 0, r.output
     assert cut.calls > 0 and json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["answer_em"]["value"] == 1.0
+
+
+# --------------------------------------------------------------------------- vericite run
+
+
+def test_a_run_with_a_relevance_model_that_cannot_be_loaded_fails_before_it_generates(tmp_path):
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"What is the capital of land {i}?"}) + "\n" for i in range(3)), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    base = f"name: t\ndataset: {data}\nmodel: fake\nmethod: conner-knowledge\ntask: conner\njudge: fake-3way\nlm: fake\nresamples: 5\n"
+    cfg.write_text(base + "relevance_model: ms-marco:nine\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "relevance model ms-marco:nine", "takes no argument")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+    cfg.write_text(base + "relevance_model: fake\n", encoding="utf-8")  # the same run with a model that loads
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "ok"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "ok" / "results.json").read_text())["metrics"]["relevance"]["n"] == 3

@@ -101,6 +101,12 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     ignored = ignored_note(ignored_settings(cfg, task), task)  # a config's evidence_index for kalma: said, not an error
     if ignored:
         print(ignored, file=sys.stderr, flush=True)
+    preload = getattr(task, "preload", None)
+    if callable(preload):  # a model the evaluation loads late (CONNER's relevance model): one line now, not after generating
+        from ..registry import BuildContext
+        from ..models import model_options
+
+        preload(eval_cfg, BuildContext(**model_options(eval_cfg)))
     if backend is None:
         from ..models import load_model, model_options
 

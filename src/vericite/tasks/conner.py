@@ -147,6 +147,29 @@ class ConnerTask:
 
     def __init__(self, **options: Any) -> None:
         self.options = options
+        self._relevance: dict[str, RelevanceScorer] = {}  # by spec: one per process, whatever the suites built
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to ``--ray``'s actors) without its relevance scorers: an actor never loads one."""
+        return {**self.__dict__, "_relevance": {}}
+
+    def relevance_scorer(self, settings: Any, ctx: Any) -> RelevanceScorer | None:
+        """The relevance scorer of ``settings`` (``--relevance-model``; None for ``none``), one per spec for every
+        suite this task builds (``vericite run``'s levels share it), not loaded until :meth:`RelevanceScorer.load`."""
+        spec = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
+        if spec == "none":
+            return None
+        if spec not in self._relevance:
+            self._relevance[spec] = RelevanceScorer(spec, ctx)
+        return self._relevance[spec]
+
+    def preload(self, settings: Any, ctx: Any) -> None:
+        """Loads now the relevance model its suites score with: ``vericite run`` calls it before it generates, so a
+        model that cannot be loaded is one line before the generation, not after it (``evaluate`` loads it before
+        the first answer is judged: ``ConnerMetric.preload``); the suites then use that instance."""
+        scorer = self.relevance_scorer(settings, ctx)
+        if scorer is not None:
+            scorer.load()
 
     def specs(self) -> dict[str, MetricSpec]:
         return {n: SPECS[n] for n in NAMES}
@@ -179,8 +202,7 @@ class ConnerTask:
             lm = model_loader(ctx)(lm_name)
         else:
             lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
-        scorer_name = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
-        scorer = None if scorer_name == "none" else RelevanceScorer(scorer_name, ctx)
+        scorer = self.relevance_scorer(settings, ctx)
         index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))
         retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None
