@@ -139,3 +139,13 @@ def test_a_run_with_a_relevance_model_that_cannot_be_loaded_fails_before_it_gene
     r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "ok"), "--no-cache", "-q"])
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "ok" / "results.json").read_text())["metrics"]["relevance"]["n"] == 3
+
+
+def test_a_run_with_a_reader_of_an_unknown_model_fails_before_it_generates(tmp_path):
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "answer"}) + "\n" for x in ALCE), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nmethod: vanilla\ntask: alce-short\njudge: fake\nreader: llm:no-such-model\nresamples: 5\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "reader", "no-such-model", "unknown")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated

@@ -161,6 +161,27 @@ class AlceTask:
 
         return FinalAnswerReader(spec, model_loader(ctx))
 
+    def preload(self, settings: Any, ctx: Any) -> None:
+        """``vericite run`` calls it before it generates: the ``reader``'s spec and model name are checked now (an
+        unknown model is one line then, not after the generation). The model itself is loaded by each evaluation,
+        before its first answer is judged (``AlceMetric.preload``), where the run's answering model serves it when
+        it is the same name (no second copy)."""
+        spec = getattr(settings, "reader", None)
+        if not spec or spec == "none":
+            return
+        from ..errors import load_failure
+        from ..metrics.alce_reader import parse_reader_spec
+        from ..models import split_name
+        from ..registry import registry_for
+
+        model, _ = parse_reader_spec(spec)
+        backend, _ = split_name(model)
+        reg = registry_for("models" if backend is None else "backends")
+        try:
+            reg.get(backend or reg.split(model)[0])
+        except VericiteError as e:
+            raise load_failure(f"the reader's model {model} (--reader {spec})", e) from None
+
     def counts(self, answers: Sequence[AttributedAnswer]) -> dict[str, Any]:
         return {"citation_status": status_totals(a.status_counts() for a in answers)}
 
