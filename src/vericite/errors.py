@@ -21,6 +21,15 @@ class ModelUnavailableError(VericiteError):
     """An embedded model is not installed, or its file fails verification."""
 
 
+def load_failure(what: str, error: BaseException) -> ModelUnavailableError:
+    """One line for a model that could not be built or loaded (a missing or corrupt file, a bad spec): ``what``
+    (``relevance model ms-marco``) and the error's message, its class named when it is not a VericiteError (an
+    ONNX runtime's or a hub library's own); raised ``from None`` by the caller, so never a traceback."""
+    detail = str(error) if isinstance(error, VericiteError) else f"{type(error).__name__}: {error}"
+    detail = (detail.strip().splitlines() or [type(error).__name__])[0]
+    return ModelUnavailableError(f"{what} cannot be loaded: {detail}")
+
+
 class BackendError(VericiteError):
     """A model backend could not answer (server unreachable, bad response)."""
 

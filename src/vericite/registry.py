@@ -301,6 +301,7 @@ _discovered = False
 _pending: list[Any] = []  # module-form entry points not imported yet
 _declared: list[tuple[Registry[Any], str]] = []  # entries declared by entry-point name
 _warned: set[str] = set()
+_module_names: set[tuple[str, str]] = set()  # (kind, name) registered by the plugin modules of entry points
 
 
 def _warn_once(key: str, message: str) -> None:
@@ -360,11 +361,31 @@ def _load_module_plugins() -> None:
     with _lock:
         while _pending:
             ep = _pending.pop(0)
+            before = _all_names()
             try:
                 ep.load()
             except Exception as e:  # noqa: BLE001 - isolate every plugin
                 where = f"{ep.name} = {ep.value} ({_dist_name(ep)})"
                 _warn_once(f"load:{where}", f"vericite plugin {where} failed to load and is left out: {type(e).__name__}: {e}")
+            finally:
+                _module_names.update(_all_names() - before)  # a process started elsewhere imports them too
+
+
+def _all_names() -> set[tuple[str, str]]:
+    return {(kind, name) for kind, reg in REGISTRIES.items() for name in reg._entries}
+
+
+def runtime_entries() -> dict[str, dict[str, Any]]:
+    """The entries registered in this process at run time, by kind: neither vericite's own (``_builtins.py``, unless
+    registered again) nor a plugin's (an entry point, or a name the plugin module of an entry point registered),
+    which another process finds by itself: a user's script's ``register(...)``. What a pool's workers in other
+    processes (``--ray``'s actors) are given (``distributed/pool.py``), as they would not know these names."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind, reg in REGISTRIES.items():
+        got = {n: e for n, e in reg._entries.items() if n not in reg._builtin and n not in reg._origin and (kind, n) not in _module_names}
+        if got:
+            out[kind] = got
+    return out
 
 
 def reset_plugins() -> None:

@@ -444,17 +444,25 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
 
 
 def test_evaluate_on_ray_with_a_final_answer_reader_reads_on_the_driver(tmp_path, ray_local, fixed_clock):
-    """``--reader``: the actors judge the citations and never load the reader (its backend is registered in this
-    process only: an actor that loaded it would fail); the driver reads each answer: the local evaluation's files."""
+    """``--reader``: the actors judge the citations and never load the reader (its backend, registered here at run
+    time and so given to the actors too, fails in any other process); the driver reads each answer: the local
+    evaluation's files."""
     from vericite import registry
     from vericite.models.fake import FakeBackend
+
+    driver = os.getpid()
+
+    def driver_only(arg, *, ctx, **o):
+        if os.getpid() != driver:
+            raise RuntimeError("the reader's model was loaded by a worker")
+        return FakeBackend("fake:driver-only", default="Paris")
 
     docs = [{"title": "France", "text": "Paris is the capital of France."}]
     lines = [{"id": f"q{i}", "question": "What is the capital of France?", "answers": [["Paris"]], "passages": docs,
               "answer": f"The capital of France is Paris [1]. Answer {i}."} for i in range(6)]
     a = tmp_path / "answers.jsonl"
     a.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    registry.backends.register("driver-only", lambda arg, *, ctx, **o: FakeBackend("fake:driver-only", default="Paris"), replace=True)
+    registry.backends.register("driver-only", driver_only, replace=True)
     try:
         common = ["evaluate", "-i", str(a), "-q", "--task", "alce-short", "--judge", "fake", "--reader", "llm:driver-only", "--no-cache", "--resamples", "20"]
         invoke([*common, "-o", str(tmp_path / "local")])
@@ -502,3 +510,39 @@ def test_evaluate_conner_workers_never_load_the_relevance_model(tmp_path, monkey
     local.pop("created"), pooled.pop("created")
     assert pooled == local and pooled["metrics"]["relevance"]["value"] is not None and pooled["metrics"]["factuality"]["value"] is not None
     assert (tmp_path / "pool" / "samples.jsonl").read_text() == (tmp_path / "local" / "samples.jsonl").read_text()
+
+
+def test_a_judge_registered_at_run_time_is_given_to_the_actors(tmp_path, ray_local, fixed_clock):
+    """A judge a script registers in the driver (no entry point, no plugin module) was an unknown name on the
+    actors; they are given the driver's run-time registrations (``distributed/pool.py``), so it judges there as it
+    does locally. One that cannot be sent (a factory holding a lock) is one line naming it and how to register it."""
+    import threading
+
+    from vericite import registry
+
+    a = write_answers(tmp_path / "answers.jsonl", 6)
+
+    def script_judge(arg, *, ctx, **options):  # a local function: sent by value
+        return registry.create("judges", "fake", ctx)
+
+    lock = threading.Lock()
+
+    def locked_judge(arg, *, ctx, **options):
+        with lock:
+            return registry.create("judges", "fake", ctx)
+
+    registry.judges.register("script-judge", script_judge)
+    registry.judges.register("locked-judge", locked_judge)
+    try:
+        common = ["evaluate", "-i", str(a), "-q", "--judge", "script-judge", "--resamples", "20"]
+        invoke([*common, "-o", str(tmp_path / "local")])
+        invoke([*common, "-o", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+        r = CliRunner().invoke(cli, ["evaluate", "-i", str(a), "-q", "--judge", "locked-judge", "-o", str(tmp_path / "locked"), "--ray", "auto", "--workers", "2"])
+    finally:
+        registry.judges.unregister("script-judge")
+        registry.judges.unregister("locked-judge")
+    for name in ("results.json", "samples.jsonl"):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    said = " ".join(r.output.split())
+    assert "judge 'locked-judge' was registered in the driver process only" in said and "cannot pickle '_thread.lock'" in said and "vericite.plugins" in said

@@ -116,6 +116,10 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
         )
 
 
+#: how the settings only some tasks read are spelled here (``evaluate.pipeline.TASK_SETTINGS``)
+FLAGS = {"evidence_index": "--index", "lm": "--lm", "relevance_model": "--relevance-model", "geval_model": "--geval-model"}
+
+
 @click.command()
 @click.option("--input", "-i", "input_path", required=True, help="JSONL of answers, a run folder (its samples.jsonl), or for alce an ALCE result file ({args, data})")
 @click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; conner, with options conner:aggregation=min|mean|max,sentence_context=paragraph|sentence,shuffles=K,unrelated=U,evidence_k=N,gamma=a/b/c/d,coherence_model=<pair scorer>; see docs/extending.md) [default: kalma]")
@@ -137,9 +141,9 @@ def input_warnings(results: dict[str, Any], out: str) -> None:
     "whole output, as VTG does; answer_hit stays on the whole output [default: none]",
 )
 @click.option("--metrics", "metric_names", metavar="A,B,C", help="compute only these metrics of the task (e.g. str_em,str_hit,output_length,rouge_lsum)")
-@click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none")
+@click.option("--index", "evidence_index", help="conner: an index folder (vericite docs index); each knowledge sentence's evidence is its top passages when the line has none (another task does not read it: one warning line, and it is only recorded)")
 @click.option("--lm", help="conner: the causal LM of coherence, informativeness, helpfulness and validity's reader [default: the llm3 judge's model]")
-@click.option("--relevance-model", "relevance_model", help="conner: the relevance scorer (ms-marco, hf:<model>, fake, none) [default: ms-marco]")
+@click.option("--relevance-model", "relevance_model", help="conner: the relevance scorer (ms-marco, hf:<model>, fake, none), loaded before any answer is judged (one that cannot be loaded fails at once) [default: ms-marco]")
 @click.option("--geval-model", help="LLM for G-Eval text quality (e.g. qwen2.5-coder-1.5b); without it G-Eval is not computed")
 @server_options
 @click.option("--hypothesis", type=click.Choice(["property", "entity"]), help='judge claim: "{property}: {value}" (paper) or "{entity} {property}: {value}"')
@@ -211,6 +215,11 @@ def evaluate(
         cfg = EvaluateConfig(**{k: v for k, v in {**opts, "cache": False if no_cache else None}.items() if v is not None})
     except ValidationError as e:
         raise VericiteError(f"invalid {validation_message(e)}") from None
+    from ..evaluate.pipeline import ignored_note, ignored_settings
+
+    ignored = ignored_note(ignored_settings(cfg, task), task, FLAGS)
+    if ignored:  # not an error: a setting this task does not read (--index for kalma) is said, not silently dropped
+        click.secho(ignored, fg="yellow", err=True)
     results = evaluate_file(input_path, out, cfg, progress=not quiet, ray=ray, workers=workers, resume=resume)
     failures = check_thresholds(results, thresholds)
     gated = bool(fail_under) or max_bad_lines is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -123,6 +124,11 @@ class RayPool:
         if env:  # per actor, so a Ray this process did not start gets them too
             options["runtime_env"] = {"env_vars": env}
         actor = ray.remote(**options)(_Holder)
+        # the names registered at run time in this process (a user's script's register()): each actor installs them
+        # before it builds its worker, as it would not know them (``registry.runtime_entries``)
+        shipped = shipped_entries(ray.cloudpickle.dumps)
+        if shipped:
+            factory = functools.partial(_installed_then, shipped, factory)
         self._actors = [actor.remote(factory) for _ in range(self.workers)]
 
     def pids(self) -> list[int]:
@@ -171,6 +177,69 @@ class RayPool:
         self._actors = []
         if self._started:
             ray.shutdown()
+
+
+#: how a name registered at run time that an actor cannot be given is said (when the actor would build it)
+UNSHIPPABLE = (
+    "{kind} {name!r} was registered in the driver process only (at run time), and the Ray workers cannot be given it "
+    "({why}): register it from a plugin module the workers import too (an entry point of the group vericite.plugins, "
+    "docs/extending.md), or run without --ray"
+)
+
+
+def shipped_entries(dumps: Callable[[Any], bytes]) -> dict[str, dict[str, tuple[bytes | None, str | None]]]:
+    """``registry.runtime_entries()`` as an actor is given them: by kind and name, ``(the entry pickled by dumps,
+    None)`` (Ray's cloudpickle: a factory defined in a script goes by value), or ``(None, why)`` for one that cannot
+    be pickled (a factory holding a lock, an open file ...)."""
+    from ..registry import runtime_entries
+
+    out: dict[str, dict[str, tuple[bytes | None, str | None]]] = {}
+    for kind, entries in runtime_entries().items():
+        for name, entry in entries.items():
+            try:
+                got: tuple[bytes | None, str | None] = (dumps(entry), None)
+            except Exception as e:  # noqa: BLE001 - whatever pickling raises: said when an actor would build it
+                got = (None, _why(e))
+            out.setdefault(kind, {})[name] = got
+    return out
+
+
+def install_entries(shipped: dict[str, dict[str, tuple[bytes | None, str | None]]]) -> None:
+    """In an actor: each entry of :func:`shipped_entries` registered as the driver has it (replacing the actor's
+    own of that name, as the driver's replaced it); one that could not be pickled, or cannot be unpickled here (its
+    module not importable on this machine), is a factory that raises one line naming it (:data:`UNSHIPPABLE`) when
+    it is built, so a name the workers never build costs nothing."""
+    import pickle
+
+    from ..registry import registry_for
+
+    for kind, entries in shipped.items():
+        reg = registry_for(kind)
+        for name, (blob, why) in entries.items():
+            entry: Any = None
+            if blob is not None:
+                try:
+                    entry = pickle.loads(blob)
+                except Exception as e:  # noqa: BLE001 - a module the driver had that this machine has not
+                    why = _why(e)
+            reg.register(name, entry if entry is not None else _unshippable(reg.kind, name, why or "unknown"), replace=True)
+
+
+def _why(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}".splitlines()[0][:200]
+
+
+def _unshippable(kind: str, name: str, why: str) -> Callable[..., Any]:
+    def factory(arg: str, *, ctx: Any = None, **options: Any) -> Any:
+        raise VericiteError(UNSHIPPABLE.format(kind=kind, name=name, why=why))
+
+    return factory
+
+
+def _installed_then(shipped: dict[str, dict[str, tuple[bytes | None, str | None]]], factory: Callable[[], Any]) -> Any:
+    """An actor's worker, built once the driver's run-time registrations are installed (:func:`install_entries`)."""
+    install_entries(shipped)
+    return factory()
 
 
 def _probe(address: str, timeout: float = 10.0) -> None:

@@ -5,7 +5,8 @@ Every answer is parsed by the task's citation format against the evidence it was
 (``--judge``, loaded only when the task has judge purposes) and settings build its suite (``Task.suite``), and
 each metric family runs over the whole corpus (``metrics.base.MetricRun``). ``metrics`` (``--metrics``) keeps only
 the metrics named; a task that can compute only those (ALCE) is told them through the settings. ``reader``
-(``--reader llm:<model>``) serves a task that declares ``reader_metrics`` (ALCE's ``answer_em``, ``answer_f1``). The body holds what the families
+(``--reader llm:<model>``) serves a task that declares ``reader_metrics`` (ALCE's ``answer_em``, ``answer_f1``).
+A family's ``preload()`` (CONNER's relevance model, ALCE's reader) is called before any answer is judged. The body holds what the families
 give: each family's version (``metric_versions``), how it was computed (``evaluation``), the judges by purpose
 with their measured accuracy (``judges``), one entry per metric (``metrics``), the counts (``counts``: the
 answers, the empty ones, the unparseable judgements, then the task's own), and what the model calls of the
@@ -123,6 +124,31 @@ def check_reader(cfg: Any, task: Task, selected: set[str] | None) -> None:
         raise VericiteError(f"--reader: the reader's answer is what {' and '.join(served)} score, and --metrics leaves both out")
 
 
+#: the settings only some tasks read (``--index``, ``--lm``, ``--relevance-model``: conner's; ``--geval-model``:
+#: kalma's); a task says which of them its suite reads with ``settings_read``
+TASK_SETTINGS = ("evidence_index", "lm", "relevance_model", "geval_model")
+
+
+def ignored_settings(cfg: Any, task: Task) -> list[str]:
+    """The settings of :data:`TASK_SETTINGS` given in ``cfg`` (not None) that ``task`` does not read: not an error
+    (the evaluation goes on, and results.json records them as given), but what the commands say in one line. A task
+    that does not declare ``settings_read`` (a plugin's) is not second-guessed: nothing is said of it."""
+    read = getattr(task, "settings_read", None)
+    if read is None:
+        return []
+    return [k for k in TASK_SETTINGS if getattr(cfg, k, None) is not None and k not in read]
+
+
+def ignored_note(names: Sequence[str], task: Task, spelled: Mapping[str, str] | None = None) -> str | None:
+    """The one line saying that ``task`` ignores the settings ``names`` (:func:`ignored_settings`), each spelled as the
+    command takes it (``spelled``: ``evidence_index`` -> ``--index``); None when there is none."""
+    if not names:
+        return None
+    shown = ", ".join((spelled or {}).get(n, n) for n in names)
+    which = "it is" if len(names) == 1 else "they are"
+    return f"warning: task {task.name} does not read {shown}: {which} ignored (recorded in results.json as given)"
+
+
 def check_metric_selection(names: Any, task: Task) -> set[str] | None:
     """``--metrics``: the names asked for (None: all), each checked against the task's suite with a did-you-mean."""
     if names is None:
@@ -187,6 +213,7 @@ def evaluate_items(
     answers = [it.answer for it in items]
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
     suite = list(task.suite(cfg, judge=judge, ctx=ctx))
+    preload(suite)  # a model the corpus's scoring would load first (CONNER's relevance model, ALCE's reader): now
     with _metering_ready(given, meters):
         if checkpoint is not None:
             for name, used in checkpoint.usage.items():  # the answers read back: what their judging cost then
@@ -240,6 +267,25 @@ def evaluate_items(
         rec["scores"] = {k: v for run in runs for k, v in run.scores[i].items()}
         records.append(rec)
     return body, records
+
+
+def preload(suite: Sequence[Any]) -> None:
+    """Each family of ``suite`` with a ``preload()`` loads now what its corpus's scoring would load first (CONNER's
+    relevance model, ALCE's ``--reader``), before any answer is judged: a model that cannot be loaded (a missing or
+    corrupt file, a bad spec) is one line in seconds, not after every answer was judged; the corpus's scoring then
+    uses the instance loaded. Only the driver calls it: the workers of ``--ray`` build the suite to judge, never
+    these models. A plugin family whose ``preload`` fails (a bug: ``PluginError``) is left to its corpus run, which
+    says why its metrics are not computed."""
+    from ..errors import PluginError
+
+    for m in suite:
+        try:
+            load = getattr(m, "preload", None)
+            if callable(load):
+                load()
+        except PluginError as e:
+            if e.kind != "metric":
+                raise
 
 
 def reuse_checkpointed_scores(suite: Sequence[Any], samples: Sequence[Any], answers: Sequence[Any], checkpoint: Any) -> None:

@@ -106,6 +106,14 @@ class AlceMetric:
         part.names = names
         return part
 
+    def preload(self) -> None:
+        """Loads now the ``--reader``'s model that the corpus's scoring would first load, when answer_em or answer_f1
+        is computed: the evaluation's driver calls it before any answer is judged (``evaluate/pipeline.py``), so a
+        reader that cannot be loaded is one line then, not after the judging."""
+        load = getattr(self.reader, "load", None)
+        if set(self.names) & {"answer_em", "answer_f1"} and callable(load):
+            load()
+
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
         check_one_answer_per_sample(samples, answers)
         subtask = self.subtask or detect_subtask(samples)

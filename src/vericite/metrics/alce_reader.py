@@ -13,8 +13,9 @@ short answer instead of the output. ``answer_hit`` is not the reader's: it stays
 Per answer (:meth:`FinalAnswerReader.read`): an output that is empty after preprocessing is not read (its short
 answer is the empty output, scored as without a reader); a call that fails (``BackendError``) or a reply with no
 answer on its first line is a failure, with its reason: that answer's EM and F1 are not computed (never a 0).
-The reader's model is loaded only when it first reads (an evaluation's ``--ray`` workers, which only judge, never
-load it); its calls go through the evaluation's call cache and count in ``judge_usage`` under its model's name.
+The reader's model is loaded by the evaluation's driver before the first answer is judged (``load``, so a model
+that cannot be loaded is one line then, not after the judging), never by an evaluation's ``--ray`` workers, which
+only judge; its calls go through the evaluation's call cache and count in ``judge_usage`` under its model's name.
 """
 
 from __future__ import annotations
@@ -102,8 +103,18 @@ class FinalAnswerReader:
     @property
     def backend(self) -> Any:
         if self._backend is None:
-            self._backend = self._load(self.model)
+            from ..errors import load_failure
+
+            try:
+                self._backend = self._load(self.model)
+            except Exception as e:  # noqa: BLE001 - an unknown model, a missing or corrupt file: one line, no traceback
+                raise load_failure(f"the reader's model {self.model} (--reader {self.spec})", e) from None
         return self._backend
+
+    def load(self) -> Any:
+        """The reader's model, loaded now if it is not yet (the evaluation's driver calls it before any answer is
+        judged: ``AlceMetric.preload``); one that cannot be loaded is one line naming it."""
+        return self.backend
 
     def messages(self, question: str, output: str) -> list[dict[str, str]]:
         p = PROMPTS[self.number]

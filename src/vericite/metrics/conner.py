@@ -162,6 +162,17 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         part._keeps_retrieved = self.retriever is not None
         return part
 
+    def preload(self) -> None:
+        """Builds now the relevance model that the corpus's scoring would first load (``tasks/conner.py``'s
+        ``RelevanceScorer.load``): the evaluation's driver calls it before any answer is judged
+        (``evaluate/pipeline.py``), so a model that cannot be loaded is one line then, not after the judging. Also
+        when ``--metrics`` leaves relevance out: :meth:`settings` records the model's id, which builds it. A plugged
+        discourse-coherence model (``conner:coherence_model``) is built now for the same reason."""
+        for scorer in (self.scorer, self.coherence):
+            load = getattr(scorer, "load", None)
+            if callable(load):
+                load()
+
     def settings(self) -> dict[str, Any]:
         return {
             "judge": judge_id(self.judge) if self.judge is not None else None,

@@ -248,7 +248,9 @@ class Task(Protocol):
     lists every metric they report, without building them (a threshold is checked before any model loads). The
     command's judge serves ``judge_purposes`` (none: no judge is loaded), and its measured accuracy is looked up
     for ``judge_trust`` (a task key of judges/measured.json). ``counts`` are the task's own totals of the parsed
-    answers (results.json ``counts``)."""
+    answers (results.json ``counts``). Optionally ``settings_read``: which of the settings only some tasks read
+    (``evaluate.pipeline.TASK_SETTINGS``: ``--index``, ``--lm`` ...) ``suite`` reads; one given that it does not is
+    said to be ignored in one warning line."""
 
     name: str
     input_fields: tuple[str, ...]  # fields every input line must have

@@ -19,6 +19,7 @@ evaluated again. A level's generation is continued only with the settings and me
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -95,6 +96,7 @@ def _level_generation(gen_cfg: Any, exp: Any, level: Any) -> Any:
 
 def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend: Any, judge: Any) -> dict[str, Any]:
     from ..evaluate import evaluate_items, load_task
+    from ..evaluate.pipeline import ignored_note, ignored_settings
     from ..registry import create
     from .loop import generate_run, load_questions
     from ..protocols import CorpusPreparing, GenerationVarying
@@ -113,13 +115,22 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
         g.checked_method_options()
     eval_cfg = cfg.evaluation()  # every model of the run: the same server, limits, cache
     config = cfg.record()
+    task = load_task(eval_cfg.task)
+    ignored = ignored_note(ignored_settings(cfg, task), task)  # a config's evidence_index for kalma: said, not an error
+    if ignored:
+        print(ignored, file=sys.stderr, flush=True)
+    preload = getattr(task, "preload", None)
+    if callable(preload):  # a model the evaluation loads late (CONNER's relevance model): one line now, not after generating
+        from ..registry import BuildContext
+        from ..models import model_options
+
+        preload(eval_cfg, BuildContext(**model_options(eval_cfg)))
     if backend is None:
         from ..models import load_model, model_options
 
         backend = load_model(cfg.model, **model_options(cfg))
     if judge is None:
         judge = run_judge(cfg.judge or "none", eval_cfg, cfg.model, backend)
-    task = load_task(eval_cfg.task)
 
     rows: list[dict[str, Any]] = []
     judge_usage: dict[str, Usage] = {}  # the levels' evaluations' own model calls, summed by model name

@@ -64,6 +64,9 @@ class AlceTask:
     default_judge = "none"
     #: ``--reader``: the metrics a final-answer reader's short answers are scored by (evaluate/pipeline.py checks it)
     reader_metrics = READER_METRICS
+    #: of the settings only some tasks read (``evaluate.pipeline.TASK_SETTINGS``), those ``suite`` reads: none; any
+    #: given (``--index``, ``--lm``, ``--relevance-model``, ``--geval-model``) is said to be ignored in one line
+    settings_read: tuple[str, ...] = ()
 
     def __init__(self, name: str = "alce", *, at_most_citations: int | None = AT_MOST_CITATIONS, qa_model: str = QA_MODEL) -> None:
         self.name = name
@@ -157,6 +160,27 @@ class AlceTask:
         from ..models import model_loader
 
         return FinalAnswerReader(spec, model_loader(ctx))
+
+    def preload(self, settings: Any, ctx: Any) -> None:
+        """``vericite run`` calls it before it generates: the ``reader``'s spec and model name are checked now (an
+        unknown model is one line then, not after the generation). The model itself is loaded by each evaluation,
+        before its first answer is judged (``AlceMetric.preload``), where the run's answering model serves it when
+        it is the same name (no second copy)."""
+        spec = getattr(settings, "reader", None)
+        if not spec or spec == "none":
+            return
+        from ..errors import load_failure
+        from ..metrics.alce_reader import parse_reader_spec
+        from ..models import split_name
+        from ..registry import registry_for
+
+        model, _ = parse_reader_spec(spec)
+        backend, _ = split_name(model)
+        reg = registry_for("models" if backend is None else "backends")
+        try:
+            reg.get(backend or reg.split(model)[0])
+        except VericiteError as e:
+            raise load_failure(f"the reader's model {model} (--reader {spec})", e) from None
 
     def counts(self, answers: Sequence[AttributedAnswer]) -> dict[str, Any]:
         return {"citation_status": status_totals(a.status_counts() for a in answers)}

@@ -14,7 +14,7 @@ knowledge)), by default the LM's sentence-order test (a recorded deviation).
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
-at its first use (:class:`RelevanceScorer`).
+by the evaluation's driver before the first answer is judged (:class:`RelevanceScorer`).
 """
 
 from __future__ import annotations
@@ -50,22 +50,34 @@ class RelevanceScorer:
     """The relevance measure's pair scorer (``--relevance-model``), built at its first use: relevance is scored over
     the corpus, by the evaluation's driver, so the workers of ``evaluate --ray`` (which build the suite to score its
     judged measures answer by answer, ``runs/distributed.py``'s ``AnswerWorker``) never load it. Its name is looked
-    up now: one not registered is refused before anything is scored, as when it was built here; a model that cannot
-    be loaded is said when the corpus is scored (the answers judged before it are kept for ``--resume``). The
-    ``coherence_model`` option's scorer is built the same way."""
+    up now: one not registered is refused before anything is scored, as when it was built here. The driver builds it
+    before the first answer is judged (:meth:`load`, called by the family's ``preload``, ``evaluate/pipeline.py``):
+    a model that cannot be loaded (a missing or corrupt file, a bad spec) is one line then, not after every answer
+    was judged; the corpus's scoring uses that same instance.
+    The ``coherence_model`` option's scorer is built the same way."""
 
-    def __init__(self, spec: str, ctx: Any) -> None:
+    def __init__(self, spec: str, ctx: Any, role: str = "relevance model {spec} (--relevance-model)") -> None:
         from ..registry import scorers
 
         scorers.get(scorers.split(spec)[0])
-        self.spec, self.ctx = spec, ctx
+        self.spec, self.ctx, self.role = spec, ctx, role.format(spec=spec)
         self._scorer: Any = None
+
+    def load(self) -> Any:
+        """The scorer, built now if it is not yet; one that cannot be built is one line naming it
+        (``errors.load_failure``)."""
+        if self._scorer is None:
+            from ..errors import load_failure
+
+            try:
+                self._scorer = create("scorers", self.spec, self.ctx)
+            except Exception as e:  # noqa: BLE001 - a missing or corrupt model file, a bad spec: one line, no traceback
+                raise load_failure(self.role, e) from None
+        return self._scorer
 
     @property
     def scorer(self) -> Any:
-        if self._scorer is None:
-            self._scorer = create("scorers", self.spec, self.ctx)
-        return self._scorer
+        return self.load()
 
     @property
     def id(self) -> Any:
@@ -147,9 +159,35 @@ class ConnerTask:
     judge_purposes = ("factuality", "validity")
     judge_trust = None
     default_judge = "none"
+    #: of the settings only some tasks read (``evaluate.pipeline.TASK_SETTINGS``), those ``suite`` reads; the others
+    #: given (``--geval-model``) are said to be ignored in one line
+    settings_read = ("evidence_index", "lm", "relevance_model")
 
     def __init__(self, **options: Any) -> None:
         self.options = options
+        self._relevance: dict[str, RelevanceScorer] = {}  # by spec: one per process, whatever the suites built
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to ``--ray``'s actors) without its relevance scorers: an actor never loads one."""
+        return {**self.__dict__, "_relevance": {}}
+
+    def relevance_scorer(self, settings: Any, ctx: Any) -> RelevanceScorer | None:
+        """The relevance scorer of ``settings`` (``--relevance-model``; None for ``none``), one per spec for every
+        suite this task builds (``vericite run``'s levels share it), not loaded until :meth:`RelevanceScorer.load`."""
+        spec = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
+        if spec == "none":
+            return None
+        if spec not in self._relevance:
+            self._relevance[spec] = RelevanceScorer(spec, ctx)
+        return self._relevance[spec]
+
+    def preload(self, settings: Any, ctx: Any) -> None:
+        """Loads now the relevance model its suites score with: ``vericite run`` calls it before it generates, so a
+        model that cannot be loaded is one line before the generation, not after it (``evaluate`` loads it before
+        the first answer is judged: ``ConnerMetric.preload``); the suites then use that instance."""
+        scorer = self.relevance_scorer(settings, ctx)
+        if scorer is not None:
+            scorer.load()
 
     def specs(self) -> dict[str, MetricSpec]:
         return {n: SPECS[n] for n in NAMES}
@@ -182,11 +220,10 @@ class ConnerTask:
             lm = model_loader(ctx)(lm_name)
         else:
             lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
-        scorer_name = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
-        scorer = None if scorer_name == "none" else RelevanceScorer(scorer_name, ctx)
+        scorer = self.relevance_scorer(settings, ctx)
         options = dict(self.options)
         coherence_name = options.pop("coherence_model", None)
-        coherence = RelevanceScorer(coherence_name, ctx) if coherence_name else None
+        coherence = RelevanceScorer(coherence_name, ctx, "coherence model {spec} (conner:coherence_model)") if coherence_name else None
         index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))
         retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None

@@ -47,6 +47,9 @@ class KalmaTask:
     metrics = ("kalma", "geval", "attribution")
     judge_purposes = ("alignment", "na")
     judge_trust = ALIGNMENT_TASK
+    #: of the settings only some tasks read (``evaluate.pipeline.TASK_SETTINGS``), those ``suite`` reads; the others
+    #: given (``--index``, ``--lm``, ``--relevance-model``: conner's) are said to be ignored in one line
+    settings_read = ("geval_model",)
 
     def specs(self) -> dict[str, MetricSpec]:
         """Every metric of the suite with its declaration, in order."""

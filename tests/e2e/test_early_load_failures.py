@@ -1,0 +1,160 @@
+"""A model that the corpus's scoring loads (CONNER's relevance model, ALCE's ``--reader``) and that cannot be loaded —
+a missing or corrupt file, a bad spec — fails the evaluation before any answer is judged: one line naming it, a
+non-zero exit, never a traceback, and no judge call (counted on the fake judges). A model that loads is loaded once,
+by the driver, and the corpus's scoring uses it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.support.checkpoint import CONNER, Cut
+from vericite import registry
+from vericite.cli.main import cli
+from vericite.models.fake import FakeBackend
+from vericite.models.scorers import onnx
+
+
+def lines(tmp_path, rows):
+    f = tmp_path / "in.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return f
+
+
+def conner(tmp_path, *args):
+    return CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(lines(tmp_path, CONNER)), "-o", str(tmp_path / "out"), "-q",
+                                    "--resamples", "10", "--judge", "fake-3way", "--lm", "fake", *args])  # fmt: skip
+
+
+def one_line_failure(r, *words):
+    assert r.exit_code != 0, r.output
+    assert "Traceback" not in r.output and isinstance(r.exception, SystemExit), (r.exception, r.output)
+    said = [x for x in r.output.splitlines() if "cannot be loaded" in x]
+    assert len(said) == 1 and all(w in said[0] for w in words), r.output
+    return said[0]
+
+
+def test_a_relevance_model_whose_file_fails_verification_fails_before_any_judge_call(tmp_path, monkeypatch):
+    monkeypatch.setitem(onnx.FILES, "reranker_en", {**onnx.FILES["reranker_en"], "model.onnx": "0" * 64})  # as a corrupt file reads
+    cut = Cut(monkeypatch)
+    r = conner(tmp_path)  # the default relevance model, ms-marco
+    one_line_failure(r, "relevance model ms-marco", "sha256")
+    assert cut.calls == 0
+
+
+def test_a_corrupt_model_file_that_its_runtime_refuses_is_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "reranker"
+    folder.mkdir()
+    (folder / "model.onnx").write_bytes(b"not an onnx graph")
+    (folder / "tokenizer.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(onnx, "model_dir", lambda name: folder)
+    monkeypatch.setattr(onnx, "verified_files", lambda name: {})  # past the checksums: onnxruntime's own error
+    cut = Cut(monkeypatch)
+    line = one_line_failure(conner(tmp_path), "relevance model ms-marco")
+    assert cut.calls == 0 and len(line) < 400
+
+
+def test_a_bad_relevance_model_spec_fails_before_any_judge_call(tmp_path, monkeypatch):
+    cut = Cut(monkeypatch)
+    one_line_failure(conner(tmp_path, "--relevance-model", "ms-marco:nine"), "relevance model ms-marco:nine", "takes no argument")
+    one_line_failure(conner(tmp_path, "--relevance-model", "hf:/no/such/cross-encoder"), "hf:/no/such/cross-encoder")
+    assert cut.calls == 0
+
+
+def test_a_coherence_model_that_cannot_be_loaded_fails_before_any_judge_call(tmp_path, monkeypatch):
+    cut = Cut(monkeypatch)
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:coherence_model=hf:/no/such/coherence-model", "-i", str(lines(tmp_path, CONNER)),
+                                 "-o", str(tmp_path / "out"), "-q", "--resamples", "10", "--judge", "fake-3way", "--lm", "fake",
+                                 "--relevance-model", "none"])  # fmt: skip
+    one_line_failure(r, "coherence model hf:/no/such/coherence-model", "conner:coherence_model")
+    assert cut.calls == 0
+
+
+def test_relevance_model_none_is_not_loaded(tmp_path, monkeypatch):
+    monkeypatch.setitem(onnx.FILES, "reranker_en", {**onnx.FILES["reranker_en"], "model.onnx": "0" * 64})
+    r = conner(tmp_path, "--relevance-model", "none")
+    assert r.exit_code == 0, r.output
+    # --metrics without relevance still builds it (results.json's evaluation.conner.relevance_model is its id): early
+    one_line_failure(conner(tmp_path, "--metrics", "factuality", "-o", str(tmp_path / "f")), "relevance model ms-marco")
+
+
+def test_a_relevance_model_that_loads_is_built_once_and_scores_the_corpus(tmp_path):
+    from vericite.fakes.scoring import FakePairScorer
+
+    built = []
+
+    def factory(arg, *, ctx, **options):
+        built.append(arg)
+        return FakePairScorer()
+
+    registry.scorers.register("counting", factory, replace=True)
+    try:
+        r = conner(tmp_path, "--relevance-model", "counting")
+    finally:
+        registry.scorers.unregister("counting")
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert res["metrics"]["relevance"]["n"] == len(CONNER) and built == [""]
+
+
+# --------------------------------------------------------------------------- ALCE's --reader
+
+ALCE = [{"id": f"q{i}", "question": "What is the capital of France?", "answers": [["Paris"]], "answer": "It is Paris [1].",
+         "passages": [{"title": "France", "text": "Paris is the capital of France."}]} for i in range(3)]  # fmt: skip
+
+
+@pytest.fixture
+def broken_reader():
+    def factory(arg, *, ctx, **options):
+        if arg == "corrupt":
+            raise RuntimeError("weights file truncated at byte 1024")
+        return FakeBackend(f"fake:{arg}", replies=lambda messages, params: "Paris")
+
+    registry.backends.register("brittle", factory, replace=True)
+    yield
+    registry.backends.unregister("brittle")
+
+
+def alce(tmp_path, *args):
+    return CliRunner().invoke(cli, ["evaluate", "--task", "alce-short", "-i", str(lines(tmp_path, ALCE)), "-o", str(tmp_path / "out"), "-q",
+                                    "--resamples", "10", "--no-cache", "--judge", "fake", *args])  # fmt: skip
+
+
+def test_a_reader_that_cannot_be_loaded_fails_before_any_judge_call(tmp_path, monkeypatch, broken_reader):
+    cut = Cut(monkeypatch)
+    one_line_failure(alce(tmp_path, "--reader", "llm:no-such-model"), "reader", "no-such-model")
+    one_line_failure(alce(tmp_path, "--reader", "llm:brittle:corrupt"), "reader", "brittle:corrupt", "truncated")
+    assert cut.calls == 0
+    r = alce(tmp_path, "--reader", "llm:brittle:fine")  # one that loads: judged, then read
+    assert r.exit_code == 0, r.output
+    assert cut.calls > 0 and json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["answer_em"]["value"] == 1.0
+
+
+# --------------------------------------------------------------------------- vericite run
+
+
+def test_a_run_with_a_relevance_model_that_cannot_be_loaded_fails_before_it_generates(tmp_path):
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"What is the capital of land {i}?"}) + "\n" for i in range(3)), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    base = f"name: t\ndataset: {data}\nmodel: fake\nmethod: conner-knowledge\ntask: conner\njudge: fake-3way\nlm: fake\nresamples: 5\n"
+    cfg.write_text(base + "relevance_model: ms-marco:nine\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "relevance model ms-marco:nine", "takes no argument")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+    cfg.write_text(base + "relevance_model: fake\n", encoding="utf-8")  # the same run with a model that loads
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "ok"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "ok" / "results.json").read_text())["metrics"]["relevance"]["n"] == 3
+
+
+def test_a_run_with_a_reader_of_an_unknown_model_fails_before_it_generates(tmp_path):
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "answer"}) + "\n" for x in ALCE), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nmethod: vanilla\ntask: alce-short\njudge: fake\nreader: llm:no-such-model\nresamples: 5\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "reader", "no-such-model", "unknown")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
