@@ -420,17 +420,26 @@ def test_killed_evaluate_driver_resumes_with_nothing_lost_or_judged_twice(tmp_pa
 
 
 class Doubler:
-    """A worker that takes its time."""
+    """A worker that takes its time (and reports what it is on, to a pool with steps)."""
+
+    report = None
+
+    def report_steps_to(self, report):
+        self.report = report
 
     def run(self, x):
+        if self.report is not None:
+            self.report(str(x), f"doubling {x}")
         time.sleep(0.3)
+        if self.report is not None:
+            self.report(str(x), None)
         return 2 * x
 
 
 def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
     from vericite.distributed import RayPool
 
-    pool = RayPool(Doubler, 2, "auto")
+    pool = RayPool(Doubler, 2, "auto", steps=True)  # with the step board (generate's progress): it changes nothing
     try:
         pids = pool.pids()
         batches = pool.map("run", [(str(i), i) for i in range(8)])
@@ -439,6 +448,7 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
         got.update(batches)
         assert got == {str(i): 2 * i for i in range(8)}  # every batch once, the lost one run again
         assert len(set(pool.pids()) - set(pids)) == 1  # the actor was restarted in a new process
+        assert pool.steps() == {}  # the board still answers, and the restarted actor reported to it (each item done)
     finally:
         pool.close()
 
@@ -546,3 +556,27 @@ def test_a_judge_registered_at_run_time_is_given_to_the_actors(tmp_path, ray_loc
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     said = " ".join(r.output.split())
     assert "judge 'locked-judge' was registered in the driver process only" in said and "cannot pickle '_thread.lock'" in said and "vericite.plugins" in said
+
+
+def test_vtg_on_ray_names_each_question_s_sentence_and_answers_as_locally(tmp_path, ray_local, monkeypatch):
+    """Issue 12's progress per sentence under --ray: the actors report their step to the pool's step board, the
+    driver's progress names it ("sample q1, sentence 1, trial 1"), and the answers are those of a local run."""
+    from vericite.models.usage import UsageMeter
+    from vericite.runs.config import GenerateConfig
+    from vericite.runs.distributed import generate_pooled
+    from vericite.runs.loop import build_method, run_method
+    from vericite.types import Sample
+
+    from tests.support.vtg import DOCS, QUESTION, StepLabels, slow_script
+
+    cfg = GenerateConfig(dataset="x", method="vtg", model="vtg-script", cache=False,
+                         method_args={"k": 2, "verifier_judge": "fake", "docs_per_query": 1, "trials": 1})  # fmt: skip
+    samples = [Sample(f"q{i}", QUESTION, passages=list(DOCS)) for i in range(1, 4)]
+    labels = StepLabels(monkeypatch)
+    generate_pooled(cfg, tmp_path / "ray", ray="auto", workers=2, samples=samples, backend_factory=slow_script, progress=True, batch_size=1)
+    assert any("sample q1, sentence 1, trial 1" in x for x in labels.seen), labels.seen
+    assert any("sentence 2, trial 1" in x for x in labels.seen), labels.seen
+    meter = UsageMeter()
+    run_method(build_method(cfg, meter=meter, backend=slow_script()), samples, tmp_path / "local", config={}, meter=meter, progress=False)
+    ray, local = ((tmp_path / d / "samples.jsonl").read_text(encoding="utf-8") for d in ("ray", "local"))
+    assert ray.count("\n") == 3 and without_timings(ray) == without_timings(local)

@@ -92,5 +92,7 @@ def write_answers(path: Path, n: int = 30) -> Path:
 
 
 def without_timings(text: str) -> str:
-    """A samples.jsonl with each record's wall time (``"seconds": x``, different in any two runs) blanked."""
+    """A samples.jsonl with each record's wall time (``"seconds": x``, different in any two runs) blanked, and the
+    seconds of each of its parts (VTG's ``"seconds": {"sentence": x, ...}``)."""
+    text = re.sub(r'"seconds": \{[^{}]*\}', lambda m: re.sub(r'": [0-9.e-]+', '": 0', m.group(0)), text)
     return re.sub(r'"seconds": [0-9.e-]+', '"seconds": 0', text)

@@ -4,14 +4,16 @@ supported when every word of the claim is in the evidence) verifies."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pytest
 
-from vericite import registry
+from vericite import progress, registry
 from vericite.models.fake import FakeBackend, last_user_message
 from vericite.types import Passage
 
@@ -88,3 +90,33 @@ def vtg_experiment_config(tmp_path: Path, items: Sequence[Mapping[str, Any]], mo
         encoding="utf-8",
     )
     return cfg
+
+
+def slow_script() -> FakeBackend:
+    """The scripted model (Paris, then Rome), each call 0.05 s: for progress while answers run (picklable for Ray)."""
+    backend = scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[1]", "Rome": "title:Rome"})
+    inner = backend.generate
+
+    def slow(*a, **k):  # a slow model: the driver reads the steps while the answers run
+        time.sleep(0.05)
+        return inner(*a, **k)
+
+    backend.generate = slow
+    return backend
+
+
+class StepLabels:
+    """The labels a run's progress gives ``advance.running`` (``seen``), recorded by a ``progress_bar`` put in its
+    place; a pooled run's driver reads its workers' steps every 0.01 s."""
+
+    def __init__(self, monkeypatch):
+        self.seen: list[str] = []
+
+        @contextlib.contextmanager
+        def bar(total, description, *, enabled=True, completed=0, interval=None):
+            yield progress.Advance(lambda n=1: None, self.seen.append)
+
+        monkeypatch.setattr(progress, "progress_bar", bar)
+        from vericite.runs import distributed as D
+
+        monkeypatch.setattr(D, "STEP_POLL_S", 0.01)

@@ -19,7 +19,9 @@ FORWARDED_ENV = ("PYTHONPATH", "VERICITE_CACHE", "VERICITE_THREADS", "VERICITE_S
 
 
 class Pool(Protocol):
-    """``map(method, batches)`` yields ``(key, worker.<method>(payload))`` as batches finish; ``close()``."""
+    """``map(method, batches)`` yields ``(key, worker.<method>(payload))`` as batches finish; ``close()``. A pool
+    opened with ``steps=True`` also has ``steps()``: what its workers report they are on (:class:`StepBoard`), or
+    None when that cannot be read now."""
 
     workers: int
 
@@ -28,16 +30,60 @@ class Pool(Protocol):
     def close(self) -> None: ...
 
 
-class _Holder:
-    """What runs in a worker: the object the factory builds (once, at the first batch), and its method calls."""
+class StepBoard:
+    """What the workers are on now, by item (a pool opened with ``steps=True``): a worker says ``report(item, step)``
+    as it goes (``step`` None: done with that item), the driver reads ``snapshot()`` for its progress. For Ray it is
+    one small actor that the workers tell without waiting for an answer (fire and forget), so reporting costs an
+    answer nothing; a board that is lost loses only the progress line's steps."""
 
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._steps: dict[str, str] = {}
+
+    def report(self, item: str, step: str | None) -> None:
+        with self._lock:
+            if step is None:
+                self._steps.pop(str(item), None)
+            else:
+                self._steps[str(item)] = str(step)
+
+    def snapshot(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._steps)
+
+
+class _RayReporter:
+    """A worker's way to a Ray :class:`StepBoard`: ``report(item, step)`` sent without waiting; never raises."""
+
+    def __init__(self, board: Any) -> None:
+        self.board = board
+
+    def __call__(self, item: str, step: str | None) -> None:
+        try:
+            self.board.report.remote(item, step)
+        except Exception:  # noqa: BLE001 - a board gone: the answer goes on, only the progress line loses its step
+            pass
+
+
+#: seconds the driver waits for a Ray step board's snapshot before giving up on it this time
+STEP_TIMEOUT_S = 2.0
+
+
+class _Holder:
+    """What runs in a worker: the object the factory builds (once, at the first batch), and its method calls. With a
+    ``reporter`` (a pool with steps), an object that has ``report_steps_to(report)`` is given it once built."""
+
+    def __init__(self, factory: Callable[[], Any], reporter: Callable[[str, str | None], None] | None = None) -> None:
         self._factory = factory
+        self._reporter = reporter
         self._obj: Any = None
 
     def call(self, method: str, payload: Any) -> Any:
         if self._obj is None:
             self._obj = self._factory()
+            hook = getattr(self._obj, "report_steps_to", None)
+            if self._reporter is not None and callable(hook):
+                hook(self._reporter)
         return getattr(self._obj, method)(payload)
 
     def pid(self) -> int:
@@ -48,19 +94,24 @@ class _Holder:
 
 
 class ThreadPool:
-    """``workers`` threads, each with its own object built by ``factory``; at most ``workers`` batches in flight."""
+    """``workers`` threads, each with its own object built by ``factory``; at most ``workers`` batches in flight.
+    ``steps``: the workers report what they are on to a :class:`StepBoard` (``steps()``)."""
 
-    def __init__(self, factory: Callable[[], Any], workers: int) -> None:
+    def __init__(self, factory: Callable[[], Any], workers: int, *, steps: bool = False) -> None:
         self.workers = max(1, int(workers))
         self._factory = factory
+        self._board = StepBoard() if steps else None
         self._local = threading.local()
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="vericite-worker")
 
     def _call(self, method: str, payload: Any) -> Any:
         holder = getattr(self._local, "holder", None)
         if holder is None:
-            holder = self._local.holder = _Holder(self._factory)
+            holder = self._local.holder = _Holder(self._factory, self._board.report if self._board is not None else None)
         return holder.call(method, payload)
+
+    def steps(self) -> dict[str, str] | None:
+        return self._board.snapshot() if self._board is not None else {}
 
     def map(self, method: str, batches: Iterable[Batch]) -> Iterator[tuple[str, Any]]:
         queue = list(batches)
@@ -99,9 +150,10 @@ class RayPool:
     """``workers`` Ray actors, each holding the object ``factory`` builds. ``address``: ``auto`` starts Ray in
     this process (a laptop; its resources are the ``workers``), anything else is the address of a running
     cluster (``ray start --head`` prints it; ``ray://host:10001`` for Ray Client). A lost actor is restarted
-    and its batch run again (``max_restarts``, ``max_task_retries``)."""
+    and its batch run again (``max_restarts``, ``max_task_retries``). ``steps``: one more actor, a
+    :class:`StepBoard` (no CPU of its own) that the workers tell what they are on, read by ``steps()``."""
 
-    def __init__(self, factory: Callable[[], Any], workers: int, address: str = "auto", *, restarts: int = 2) -> None:
+    def __init__(self, factory: Callable[[], Any], workers: int, address: str = "auto", *, restarts: int = 2, steps: bool = False) -> None:
         ray = self._ray = _import_ray()
         self.workers = max(1, int(workers))
         self.address = address
@@ -129,7 +181,19 @@ class RayPool:
         shipped = shipped_entries(ray.cloudpickle.dumps)
         if shipped:
             factory = functools.partial(_installed_then, shipped, factory)
-        self._actors = [actor.remote(factory) for _ in range(self.workers)]
+        self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).remote() if steps else None
+        reporter = _RayReporter(self._board) if self._board is not None else None
+        self._actors = [actor.remote(factory, reporter) for _ in range(self.workers)]
+
+    def steps(self) -> dict[str, str] | None:
+        """What the workers last reported they are on; None when the board does not answer in
+        :data:`STEP_TIMEOUT_S` (lost, or a busy cluster): only the progress line's steps depend on it."""
+        if self._board is None:
+            return {}
+        try:
+            return dict(self._ray.get(self._board.snapshot.remote(), timeout=STEP_TIMEOUT_S))
+        except Exception:  # noqa: BLE001 - a board lost or slow: the run goes on
+            return None
 
     def pids(self) -> list[int]:
         """The process id of each actor (tests: to kill one)."""
@@ -169,12 +233,12 @@ class RayPool:
 
     def close(self) -> None:
         ray = self._ray
-        for a in self._actors:
+        for a in [*self._actors, *([self._board] if self._board is not None else [])]:
             try:
                 ray.kill(a)
             except Exception:  # noqa: BLE001 - an actor already gone
                 pass
-        self._actors = []
+        self._actors, self._board = [], None
         if self._started:
             ray.shutdown()
 
@@ -256,11 +320,11 @@ def _probe(address: str, timeout: float = 10.0) -> None:
         raise VericiteError(f"cannot reach the Ray cluster at {address}: {e.strerror or e} (is `ray start --head` running there?)") from None
 
 
-def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None) -> Pool:
-    """A RayPool at ``ray`` (``auto`` or an address), else a ThreadPool."""
+def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None, *, steps: bool = False) -> Pool:
+    """A RayPool at ``ray`` (``auto`` or an address), else a ThreadPool; ``steps``: with a :class:`StepBoard`."""
     if ray:
-        return RayPool(factory, workers, ray)
-    return ThreadPool(factory, workers)
+        return RayPool(factory, workers, ray, steps=steps)
+    return ThreadPool(factory, workers, steps=steps)
 
 
 # --------------------------------------------------------------------------- the checkpoint

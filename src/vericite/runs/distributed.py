@@ -9,7 +9,10 @@ finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes 
 failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local run's. ``--resume`` after a killed
 driver takes the answers of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet (a driver killed
 while writing a batch's samples leaves part of that batch there) and sends only the other samples, in batches cut
-anew: nothing is lost, nothing answered twice.
+anew: nothing is lost, nothing answered twice. Progress: the pool is opened with a step board
+(``distributed.StepBoard``) to which each worker reports the question it is on and the steps a ``StepShowing``
+method names (:meth:`GenerationWorker.report_steps_to`); the driver reads it every :data:`STEP_POLL_S` and its
+progress line names the questions in flight with their steps (:func:`showing_steps`), as a local run's names its one.
 
 Evaluation: the answers not in the evaluation's checkpoint (``OUT/.evaluate-answers.jsonl``) go in batches to the
 workers, each an :class:`AnswerWorker` (the judges loaded once, the task's suite built once), which score each answer
@@ -32,14 +35,16 @@ workers of one machine share one cache and write it safely at once; nothing is m
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import math
 import os
 import re
+import threading
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..distributed import Checkpoint, Pool, open_pool
 from ..errors import BackendError, VericiteError
@@ -67,21 +72,48 @@ class GenerationWorker:
 
         self.meter = UsageMeter()
         self.method = build_method(cfg, meter=self.meter, backend=backend_factory() if backend_factory else None)
+        self.report: Callable[[str, str | None], None] | None = None
+
+    def report_steps_to(self, report: Callable[[str, str | None], None]) -> None:
+        """The pool's step board (``distributed.StepBoard``): each sample is reported when it starts (step ``""``),
+        at each step a ``StepShowing`` method names (VTG: ``"sentence 2, trial 1"``), and when it is done (None), so
+        the driver's progress names the questions in flight and their steps, as a local run's does."""
+        from ..protocols import StepShowing
+
+        self.report = report
+        if isinstance(self.method, StepShowing):
+            self.method.show_steps(self._step)
+
+    _now: str | None = None  # the sample being answered
 
     def answer(self, samples: Sequence[Sample]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for sample in samples:
+            self._started(sample.id)
             before = self.meter.usage
             try:
                 record = self.method.answer(sample)
             except BackendError as e:
                 out.append({"id": sample.id, "error": str(e), **({"kind": e.kind} if getattr(e, "kind", None) else {})})  # what failed
                 continue
+            finally:
+                self._started(None)
             used = self.meter.since(before)
             if used.calls or "usage" not in record:
                 record["usage"] = used.to_dict()
             out.append({"id": sample.id, "record": record})
         return out
+
+    def _step(self, step: str) -> None:
+        if self.report is not None and self._now is not None:
+            self.report(self._now, str(step))
+
+    def _started(self, sample_id: str | None) -> None:
+        if self.report is not None and self._now is not None:
+            self.report(self._now, None)
+        self._now = sample_id
+        if self.report is not None and sample_id is not None:
+            self.report(sample_id, "")
 
 
 def _generation_worker(cfg: Any, backend_factory: Callable[[], Any] | None = None) -> GenerationWorker:
@@ -168,16 +200,18 @@ def generate_pooled(
                     run.append(o["record"])
                 advance()
 
-        pool = _open(functools.partial(_generation_worker, cfg, backend_factory), workers, ray) if send else None
+        pool = _open(functools.partial(_generation_worker, cfg, backend_factory), workers, ray, steps=progress) if send else None
         try:
             with progress_bar(len(samples), "generating", enabled=progress, completed=len(samples) - len(todo)) as advance:
                 flush(advance)
                 if pool is not None:
-                    for key, result in pool.map("answer", send):
-                        ck.put(key, result)
-                        for o in result:
-                            outcomes[str(o["id"])] = o
-                        flush(advance)
+                    order = {s.id: i for i, s in enumerate(todo)}
+                    with showing_steps(pool, advance, order, lambda sid: sid in outcomes or order[sid] < next_i, enabled=progress):
+                        for key, result in pool.map("answer", send):
+                            ck.put(key, result)
+                            for o in result:
+                                outcomes[str(o["id"])] = o
+                            flush(advance)
         finally:
             if pool is not None:
                 pool.close()
@@ -188,8 +222,63 @@ def generate_pooled(
     return manifest
 
 
-def _open(factory: Callable[[], Any], workers: int, ray: str | None) -> Pool:
-    return open_pool(factory, workers, ray)
+def _open(factory: Callable[[], Any], workers: int, ray: str | None, *, steps: bool = False) -> Pool:
+    return open_pool(factory, workers, ray, steps=steps)
+
+
+#: seconds between two readings of the workers' steps for the progress line
+STEP_POLL_S = 1.0
+#: questions in flight named on the progress line, the others counted
+STEPS_SHOWN = 4
+
+
+def steps_label(steps: dict[str, str], order: dict[str, int], done: Callable[[str], bool]) -> str:
+    """The questions in flight, in the order of the questions, each with the step its worker last reported:
+    ``sample q3, sentence 2, trial 1; sample q7, evidence finder ...``, at most :data:`STEPS_SHOWN` of them named
+    (``and N more``). A question whose answer came back (``done``) is left out, a worker's word being later than
+    the driver's knowledge at times."""
+    live = sorted((sid for sid in steps if sid in order and not done(sid)), key=order.__getitem__)
+    named = [f"sample {sid}" + (f", {steps[sid]}" if steps[sid] else "") for sid in live[:STEPS_SHOWN]]
+    more = len(live) - len(named)
+    return "; ".join(named) + (f"; and {more} more" if more > 0 else "")
+
+
+@contextlib.contextmanager
+def showing_steps(pool: Any, advance: Any, order: dict[str, int], done: Callable[[str], bool], *, enabled: bool = True) -> Iterator[None]:
+    """While the batches run: a thread that reads the workers' steps (``pool.steps()``) every :data:`STEP_POLL_S`
+    and names them on the progress line (``advance.running``), as a local run names its one question. A board that
+    does not answer three times in a row is given up (the line then counts questions only); nothing of it touches
+    the answers."""
+    read = getattr(pool, "steps", None)
+    if not enabled or not callable(read):
+        yield
+        return
+    stop = threading.Event()
+
+    def poll() -> None:
+        misses = 0
+        while not stop.wait(STEP_POLL_S):
+            try:
+                steps = read()
+            except Exception:  # noqa: BLE001 - the progress line's steps only
+                steps = None
+            if steps is None:
+                misses += 1
+                if misses >= 3:
+                    return
+                continue
+            misses = 0
+            label = steps_label(steps, order, done)
+            if label:
+                advance.running(label)
+
+    thread = threading.Thread(target=poll, name="vericite-steps", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 # --------------------------------------------------------------------------- evaluation, answer by answer

@@ -1,0 +1,74 @@
+"""Issue 12's "progress per question and per sentence" on a pool of workers (``--ray``, ``--concurrency``): the
+workers report each question's step to the pool's step board, and the driver's progress line names the questions in
+flight with their steps (VTG: ``sample q1, sentence 1, trial 1``) while the answers stay those of a run without it.
+Threads here; tests/e2e/test_ray.py does it with Ray actors."""
+
+from __future__ import annotations
+
+import json
+
+from vericite.distributed import StepBoard, ThreadPool
+from vericite.runs.config import GenerateConfig
+from vericite.runs.distributed import generate_pooled, steps_label
+from vericite.types import Sample
+
+from tests.support.ray_runs import without_timings
+from tests.support.vtg import DOCS, QUESTION, StepLabels, slow_script
+
+VTG = GenerateConfig(dataset="x", method="vtg", model="vtg-script", cache=False,
+                     method_args={"k": 2, "verifier_judge": "fake", "docs_per_query": 1, "trials": 1})  # fmt: skip
+SAMPLES = [Sample(f"q{i}", QUESTION, passages=list(DOCS)) for i in range(1, 4)]
+
+
+def test_the_driver_names_each_question_in_flight_and_its_vtg_step(tmp_path, monkeypatch):
+    labels = StepLabels(monkeypatch)
+    generate_pooled(VTG, tmp_path / "steps", ray=None, workers=2, samples=SAMPLES, backend_factory=slow_script, progress=True, batch_size=1)
+    assert any("sample q1, sentence 1, trial 1" in x for x in labels.seen), labels.seen
+    assert any("sentence 2, trial 1" in x for x in labels.seen), labels.seen
+    assert any("; sample q" in x for x in labels.seen), labels.seen  # two questions in flight at once, both named
+    generate_pooled(VTG, tmp_path / "quiet", ray=None, workers=2, samples=SAMPLES, backend_factory=slow_script, progress=False, batch_size=1)
+    steps, quiet = ((tmp_path / d / "samples.jsonl").read_text(encoding="utf-8") for d in ("steps", "quiet"))
+    assert steps.count("\n") == 3 and without_timings(steps) == without_timings(quiet)  # the answers are the same
+    assert json.loads(steps.splitlines()[0])["output"].startswith("Paris is the capital of France [1].")
+
+
+def test_a_step_board_that_fails_leaves_the_run_alone(tmp_path, monkeypatch):
+    labels = StepLabels(monkeypatch)
+    reads = []
+
+    def broken(self):
+        reads.append(1)
+        raise RuntimeError("board lost")
+
+    monkeypatch.setattr(ThreadPool, "steps", broken)
+    manifest = generate_pooled(VTG, tmp_path / "r", ray=None, workers=2, samples=SAMPLES, backend_factory=slow_script, progress=True, batch_size=1)
+    assert manifest["status"] == "complete" and labels.seen == [] and len(reads) == 3  # given up after three misses
+
+
+def test_steps_label_orders_names_and_counts():
+    order = {f"q{i}": i for i in range(8)}
+    steps = {"q5": "sentence 1, trial 2", "q2": "", "q1": "x", "q3": "sentence 3, evidence finder", "q6": "", "q7": "", "zz": "?"}
+    label = steps_label(steps, order, done=lambda sid: sid == "q1")
+    assert label == "sample q2; sample q3, sentence 3, evidence finder; sample q5, sentence 1, trial 2; sample q6; and 1 more"
+    assert steps_label({}, order, done=lambda sid: False) == ""
+
+
+def test_a_thread_pool_s_workers_report_to_its_board():
+    class Worker:
+        def report_steps_to(self, report):
+            self.report = report
+
+        def run(self, x):
+            self.report(str(x), f"step of {x}")
+            return x
+
+    pool = ThreadPool(Worker, 1, steps=True)
+    try:
+        assert dict(pool.map("run", [("a", 1)])) == {"a": 1}
+        assert pool.steps() == {"1": "step of 1"}
+    finally:
+        pool.close()
+    board = StepBoard()
+    board.report("q1", "sentence 1")
+    board.report("q1", None)
+    assert board.snapshot() == {} and ThreadPool(Worker, 1).steps() == {}
