@@ -59,6 +59,21 @@ def vtg_flags(opts: dict[str, Any]) -> None:
             raise VericiteError(f"--judge is an option of --method rerank and vtg (their judge), not of {method}")
 
 
+#: said when vtg is given --k with --store: k is the documents' long-term memory, not the triples'
+VTG_K_WITH_STORE = (
+    "warning: vtg: --k is not applied to a memory of triples (--store): its long-term memory starts with all of KaLMA's "
+    "retrieval; to keep only the top N re-ranked triples there (the rest left to the evidence finder), give --method-arg kg_k=N"
+)
+
+
+def vtg_k_note(cfg: Any) -> None:
+    """One line on stderr when ``k`` was given (``--k`` or ``--method-arg k=``) to vtg with a graph store and no
+    ``kg_k``: k bounds documents only (the run goes on as given; the manifest records k as it always did)."""
+    args = cfg.method_args or {}
+    if cfg.method == "vtg" and "k" in args and args.get("store") and args.get("kg_k") is None:
+        click.secho(VTG_K_WITH_STORE, fg="yellow", err=True)
+
+
 def print_summary(manifest: dict[str, Any], out: str) -> None:
     s = manifest.get("summary", {})
     unanswered = f", unanswered: {s['unanswered']}" if s.get("unanswered") else ""
@@ -114,7 +129,7 @@ def common_generation_options(f):
 
 @click.command()
 @click.option("--method", help="generation method: a registered name (kalma; ALCE's vanilla, summ, snippet, rerank, closedbook; vtg; conner-knowledge, CONNER's knowledge of a query; fake, the test stand-in; or a plugin's) [default: kalma]")
-@click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature; VTG's: --k, --queries, --docs-per-query, --trials, --judge, --no-query-generation, --no-verifier, --no-simplifier, --index, --retriever, --store, --max-tokens, --temperature; conner-knowledge's: --shot, --index, --max-tokens, --temperature, and source, top_p, demo_words, select (none|knowledge|demonstrations), candidates, pool, gamma, select_judge, select_lm, select_relevance_model, select_coherence_model, select_evidence_k")
+@click.option("--method-arg", "method_arg", multiple=True, metavar="KEY=VALUE", help="an option of the method (repeatable); KaLMA's are also flags: --knowledge, --store, --demonstration, --max-tokens, --temperature; ALCE's: --ndoc, --shot, --index, --retriever, --judge, --max-tokens, --temperature; VTG's: --k, --queries, --docs-per-query, --trials, --judge, --no-query-generation, --no-verifier, --no-simplifier, --index, --retriever, --store, --max-tokens, --temperature, and kg_k=N (a memory of triples: only the top N re-ranked triples in the long-term memory); conner-knowledge's: --shot, --index, --max-tokens, --temperature, and source, top_p, demo_words, select (none|knowledge|demonstrations), candidates, pool, gamma, select_judge, select_lm, select_relevance_model, select_coherence_model, select_evidence_k")
 @click.option("--dataset", "-d", help="biokalma, biokalma-mini, demo, nq-500, wow-seen-500, wow-unseen-500 (any registered dataset), a JSONL file of questions, or an ALCE .json file [default: biokalma]")
 @click.option("--phrasing", type=click.Choice(["specific", "general"]), help="BioKaLMA question phrasing [default: specific]")
 @click.option("--data-path", help="where the dataset lives (default for biokalma: ../shared/data/biokalma)")
@@ -130,7 +145,7 @@ def common_generation_options(f):
 @click.option("--index", help="ALCE methods: index folder to retrieve documents from for questions that carry none (see `vericite docs index`); conner-knowledge: the index of source=retrieve and of Q_know's evidence; vtg: the long-term memory's top --k for questions that carry no documents, and the evidence finder's searches")
 @click.option("--retriever", help="ALCE methods: the retriever that reads --index [default: bm25]")
 @click.option("--judge", "rerank_judge", help="rerank: the judge whose citation recall picks the best of the samples; vtg: the verifiers' judge [default: llm:<--model>]")
-@click.option("--k", "k", type=int, help="vtg: documents in the long-term memory at the start (a memory of triples starts with all of KaLMA's retrieval) [default: 5]")
+@click.option("--k", "k", type=int, help="vtg: documents in the long-term memory at the start (not triples: a memory of triples starts with all of KaLMA's retrieval, or its top N with --method-arg kg_k=N) [default: 5]")
 @click.option("--queries", type=int, help="vtg: queries the evidence finder writes (M) [default: 2]")
 @click.option("--docs-per-query", "docs_per_query", type=int, help="vtg: documents retrieved per query (N) [default: 2]")
 @click.option("--trials", type=int, help="vtg: evidence-finder rounds per sentence (T) [default: 3]")
@@ -151,6 +166,7 @@ def generate(out: str, resume: bool, no_cache: bool, quiet: bool, method_arg: tu
     ray, workers = ray_settings(opts)
     concurrency = opts.pop("concurrency", None) or 1
     cfg = build_config({}, {**opts, "method_args": parse_method_args(method_arg), "cache": False if no_cache else None})
+    vtg_k_note(cfg)
     if concurrency > 1 and not cfg.model.startswith("openai:"):
         raise VericiteError(f"--concurrency is for a model server (openai:<model> with --base-url), not {cfg.model!r}: an embedded model answers one question at a time (use --ray to run several)")
     if concurrency > 1 and ray:

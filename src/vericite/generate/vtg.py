@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Literal, Sequence
+from typing import Any, ClassVar, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,8 +60,11 @@ class VtgOptions(BaseModel):
     ``--max-tokens``, ``--temperature`` as flags)."""
 
     model_config = ConfigDict(extra="forbid")
+    #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k",)
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
+    kg_k: int | None = Field(default=None, ge=1)  # a memory of triples: D_L = the top kg_k re-ranked triples (None: all), the rest left to the evidence finder
     queries: int = Field(default=2, ge=1)  # M
     docs_per_query: int = Field(default=2, ge=1)  # N
     trials: int = Field(default=3, ge=0)  # T: evidence-finder rounds per sentence
@@ -156,7 +159,12 @@ class VtgMethod:
         if kg:
             docs, retrieval = K.triples_for(sample, self.kg_retriever)
             search = K.KgSearch(self.kg_retriever) if self.kg_retriever is not None else S.PoolSearch(docs)
-            memory = Memory(docs)  # KaLMA's whole (re-ranked) set, as KaLMA's prompt gets it
+            if o.kg_k is None:
+                memory = Memory(docs)  # KaLMA's whole (re-ranked) set, as KaLMA's prompt gets it
+            else:  # the top kg_k; the rest stays the evidence finder's (searched before the store)
+                memory = Memory(docs[: o.kg_k])
+                if self.kg_retriever is not None and docs[o.kg_k :]:
+                    search = K.RestFirst(S.PoolSearch(docs[o.kg_k :]), search)
         else:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
@@ -315,7 +323,7 @@ class VtgMethod:
             "parser": getattr(self.format, "id", CITATION_FORMAT),
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
-            "k": o.k, "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
+            "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
             "max_sentences": o.max_sentences, "min_sentences": o.min_sentences,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
@@ -323,7 +331,7 @@ class VtgMethod:
             "at_most_citations": o.at_most_citations,
             "documents": o.documents,
             "retriever": getattr(self.retriever, "id", None) if self.retriever is not None else None,
-            "memory": "triples (KaLMA's retrieval over the store)" if self.kg_retriever is not None else "documents (triples for questions that carry only triples)",
+            "memory": ("triples (KaLMA's retrieval over the store)" if o.kg_k is None else f"triples (the top {o.kg_k} of KaLMA's retrieval over the store, the rest the evidence finder's)") if self.kg_retriever is not None else "documents (triples for questions that carry only triples)",
             "evidence_search": "index" if self.retriever is not None else "the question's own documents (tfidf@1)",
             "params": {"sentence": self.params.to_dict(), "cite": self.cite_params.to_dict(), "queries": self.query_params.to_dict()},
             **({"index_corpus": corpus} if corpus is not None else {}),  # an index rebuilt in place is another retrieval

@@ -40,6 +40,23 @@ class KgSearch:
         return [triple_doc(t) for t in self.retriever.retrieve(query).triples][:depth]
 
 
+class RestFirst:
+    """The evidence finder's search with ``kg_k``: the question's own retrieved triples left out of D_L (``rest``,
+    searched by the query), then the store's (``search``), each triple once."""
+
+    def __init__(self, rest: Any, search: Any) -> None:
+        self.rest, self.search = rest, search
+
+    def __call__(self, query: str, depth: int) -> list[Passage]:
+        out: list[Passage] = []
+        seen: set[str] = set()
+        for d in [*self.rest(query, depth), *self.search(query, depth)]:
+            if d.id not in seen:
+                seen.add(d.id)
+                out.append(d)
+        return out[:depth]
+
+
 def with_triple_citations(sentence: str, docs: Sequence[Any], verified: bool) -> str:
     """KaLMA's citations ``[QID, property: value]`` before the final punctuation; ``[NA]`` when unverified."""
     marks = " ".join(f"[{t.subject}, {t.property}: {t.value}]" for t in map(doc_triple, docs)) if verified else "[NA]"

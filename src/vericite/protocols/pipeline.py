@@ -122,7 +122,9 @@ class Method(Protocol):
 class MethodOptions(Protocol):
     """A method factory's declaration of its options (lm-eval task-config style): ``options_model`` is a
     pydantic model of its ``method_args``. A run config validates them with it, fills its defaults and records
-    them; a flat key of the config that is not the run's own is one of these."""
+    them; a flat key of the config that is not the run's own is one of these. Options the model names in a class
+    attribute ``recorded_when_set`` (a tuple) are recorded only when they are not None (an option added later, so
+    that the runs written before it stay the same runs)."""
 
     options_model: type
 

@@ -135,7 +135,11 @@ class GenerationFields(BaseModel):
         clash = sorted(set(model.model_fields) & set(type(self).model_fields))
         if clash:
             raise VericiteError(f"method {self.method!r} declares options named like the run's own: {', '.join(clash)}")
-        return model(**self.method_args).model_dump()
+        dumped = model(**self.method_args).model_dump()
+        for name in getattr(model, "recorded_when_set", ()):  # protocols.MethodOptions: only when set
+            if dumped.get(name) is None:
+                dumped.pop(name, None)
+        return dumped
 
     def checked_method_options(self) -> dict[str, Any]:
         """:meth:`method_options`, a bad option said in one line (VericiteError)."""

@@ -247,6 +247,38 @@ def test_memory_of_triples_cites_as_kalma_and_na_when_unverified():
     assert given["output"].startswith("Paris, capital of France [Q1, capital of: France].") and "[NA]" in given["output"]
 
 
+def test_kg_k_keeps_the_top_triples_in_long_term_memory_and_leaves_the_rest_to_the_evidence_finder():
+    """``kg_k`` (audit12 GAP 2): D_L = the top kg_k of KaLMA's retrieval; the rest is searched by the evidence
+    finder before the store. Without it (the default), D_L is the whole retrieval, as the recorded runs had it."""
+    backend = scripted(["Berlin, capital of Germany."], cites={"Berlin": "title:Berlin"}, queries="1. What is the capital of Germany?")
+    s = Sample("k1", "Paris and Berlin?", knowledge=TRIPLES)
+
+    def vtg(**opts):
+        return VtgMethod(backend, method(backend).opts.model_copy(update={"trials": 1, **opts}), judge=KeywordJudge(), kg_retriever=TripleRetriever(TRIPLES))
+
+    whole = vtg().answer(s)
+    assert whole["output"] == "Berlin, capital of Germany [Q2, capital of: Germany]."
+    assert whole["vtg"]["sentences"][0]["trials"][0]["memory"]["long"] == 2 and len(whole["vtg"]["sentences"][0]["trials"]) == 1
+    top = vtg(kg_k=1).answer(s)  # D_L = Paris only: Berlin's triple comes from the rest, by the evidence finder
+    trials = top["vtg"]["sentences"][0]["trials"]
+    assert trials[0]["memory"]["long"] == 1 and trials[0]["outcome"] == "retry"
+    assert trials[0]["retrieved"] == {"What is the capital of Germany?": [2]}  # the store alone finds nothing for it
+    assert top["output"] == "Berlin, capital of Germany [Q2, capital of: Germany]."
+    assert vtg(kg_k=1).manifest()["kg_k"] == 1 and "kg_k" not in vtg().manifest()
+    assert "top 1" in vtg(kg_k=1).manifest()["memory"] and vtg().manifest()["memory"] == "triples (KaLMA's retrieval over the store)"
+    with pytest.raises(VericiteError, match="kg_k"):
+        method(backend, kg_k=0)
+
+
+def test_kg_k_is_recorded_only_when_set():
+    from vericite.runs.config import GenerateConfig
+
+    plain = GenerateConfig(dataset="d", method="vtg", method_args={"store": "kg", "k": 3})
+    assert "kg_k" not in plain.record() and plain.record()["k"] == 3  # the records of the runs before it, unchanged
+    assert plain.record_defaults()["kg_k"] is None  # a resumed run without it is the same run
+    assert GenerateConfig(dataset="d", method="vtg", method_args={"store": "kg", "kg_k": 4}).record()["kg_k"] == 4
+
+
 def test_the_first_sentence_is_asked_without_the_end_marker():
     from vericite.generate.prompts import vtg as P
 

@@ -1,0 +1,66 @@
+"""VTG-KG and ``--k`` (audit12 GAP 2): k bounds documents, not a memory of triples, which starts with all of KaLMA's
+retrieval as the recorded runs had it. ``--k`` given with ``--store`` is said in one line on stderr, naming the
+opt-in ``--method-arg kg_k=N`` (the top N re-ranked triples in D_L), which is recorded only when set, so a run
+without it (and its ``--resume``) is what it was."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from vericite.cli.generate import VTG_K_WITH_STORE
+from vericite.cli.main import cli
+
+from tests.e2e.test_store_open import GRAPH, fake_nlp, questions
+
+
+@pytest.fixture()
+def store(tmp_path, monkeypatch):
+    import vericite.knowledge.retrieval as retrieval
+
+    monkeypatch.setattr(retrieval, "load_ner", lambda model=None: fake_nlp)
+    g = tmp_path / "graph.jsonl"
+    g.write_text("".join(json.dumps(x) + "\n" for x in GRAPH), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["kg", "load", str(g), "--store", str(tmp_path / "kg")])
+    assert r.exit_code == 0, r.output
+    return tmp_path / "kg"
+
+
+def generate(tmp_path, store, out, *extra):
+    q = questions(tmp_path, "Who is Ann Smith?", "Where was Ann Smith born?")
+    args = ["generate", "--method", "vtg", "--dataset", str(q), "--store", str(store), "--model", "fake", "--judge", "fake",
+            "--trials", "1", "--out", str(tmp_path / out), "-q", "--no-cache", *extra]  # fmt: skip
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    return r
+
+
+def test_k_with_a_store_is_said_and_kg_k_bounds_the_triples(tmp_path, store):
+    said = generate(tmp_path, store, "k", "--k", "1")
+    assert said.stderr.count(VTG_K_WITH_STORE) == 1 and "kg_k=N" in said.stderr
+    plain = generate(tmp_path, store, "plain")
+    assert "kg_k" not in plain.stderr
+    text = (tmp_path / "plain" / "manifest.json").read_text()
+    assert "kg_k" not in text and json.loads(text)["config"]["k"] == 5  # as the recorded runs' manifests
+    long_term = [json.loads(l)["vtg"]["sentences"][0]["trials"][0]["memory"]["long"] for l in (tmp_path / "k" / "samples.jsonl").read_text().splitlines()]
+    assert long_term == [4, 4]  # --k 1 is not applied: all of KaLMA's retrieval for Ann Smith
+
+    bounded = generate(tmp_path, store, "kg1", "--k", "1", "--method-arg", "kg_k=1")
+    assert VTG_K_WITH_STORE not in bounded.stderr
+    manifest = json.loads((tmp_path / "kg1" / "manifest.json").read_text())
+    assert manifest["config"]["kg_k"] == 1 and manifest["kg_k"] == 1
+    long_term = [json.loads(l)["vtg"]["sentences"][0]["trials"][0]["memory"]["long"] for l in (tmp_path / "kg1" / "samples.jsonl").read_text().splitlines()]
+    assert long_term == [1, 1]
+
+
+def test_a_run_written_before_kg_k_resumes(tmp_path, store):
+    generate(tmp_path, store, "r")
+    path = tmp_path / "r" / "manifest.json"
+    m = json.loads(path.read_text())
+    assert "kg_k" not in m["config"]
+    generate(tmp_path, store, "r", "--resume")  # not refused: the same run
+    r = CliRunner().invoke(cli, ["generate", "--method", "vtg", "--dataset", str(tmp_path / "q.jsonl"), "--store", str(store), "--model", "fake",
+                                 "--judge", "fake", "--trials", "1", "--out", str(tmp_path / "r"), "-q", "--no-cache", "--resume", "--method-arg", "kg_k=1"])  # fmt: skip
+    assert r.exit_code != 0 and "kg_k" in r.output and "Traceback" not in r.output  # another run: refused in one line
