@@ -448,6 +448,9 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
         got.update(batches)
         assert got == {str(i): 2 * i for i in range(8)}  # every batch once, the lost one run again
         assert len(set(pool.pids()) - set(pids)) == 1  # the actor was restarted in a new process
+        deadline = time.monotonic() + 10  # a worker sends its reports every STEP_PUSH_S
+        while pool.steps() != {} and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert pool.steps() == {}  # the board still answers, and the restarted actor reported to it (each item done)
     finally:
         pool.close()

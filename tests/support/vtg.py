@@ -107,7 +107,7 @@ def slow_script() -> FakeBackend:
 
 class StepLabels:
     """The labels a run's progress gives ``advance.running`` (``seen``), recorded by a ``progress_bar`` put in its
-    place; a pooled run's driver reads its workers' steps every 0.01 s."""
+    place; a pooled run's driver reads its workers' steps every 0.01 s, which Ray workers send every 0.01 s."""
 
     def __init__(self, monkeypatch):
         self.seen: list[str] = []
@@ -120,3 +120,6 @@ class StepLabels:
         from vericite.runs import distributed as D
 
         monkeypatch.setattr(D, "STEP_POLL_S", 0.01)
+        import vericite.distributed.pool as pool
+
+        monkeypatch.setattr(pool, "STEP_PUSH_S", 0.01)  # a Ray worker's reports sent at once

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol
@@ -33,36 +34,74 @@ class Pool(Protocol):
 class StepBoard:
     """What the workers are on now, by item (a pool opened with ``steps=True``): a worker says ``report(item, step)``
     as it goes (``step`` None: done with that item), the driver reads ``snapshot()`` for its progress. For Ray it is
-    one small actor that the workers tell without waiting for an answer (fire and forget), so reporting costs an
-    answer nothing; a board that is lost loses only the progress line's steps."""
+    one small actor to which each worker's thread sends what changed every :data:`STEP_PUSH_S`, without waiting
+    for an answer (``_RayReporter``), so reporting costs an answer nothing measurable; a board that is lost loses
+    only the progress line's steps."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._steps: dict[str, str] = {}
 
     def report(self, item: str, step: str | None) -> None:
+        self.update({str(item): step})
+
+    def update(self, changes: dict[str, str | None]) -> None:
+        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`)."""
         with self._lock:
-            if step is None:
-                self._steps.pop(str(item), None)
-            else:
-                self._steps[str(item)] = str(step)
+            for item, step in changes.items():
+                if step is None:
+                    self._steps.pop(str(item), None)
+                else:
+                    self._steps[str(item)] = str(step)
 
     def snapshot(self) -> dict[str, str]:
         with self._lock:
             return dict(self._steps)
 
 
-class _RayReporter:
-    """A worker's way to a Ray :class:`StepBoard`: ``report(item, step)`` sent without waiting; never raises."""
+#: seconds a Ray worker gathers its step reports before it sends them to the board (one call, not waited for)
+STEP_PUSH_S = 0.5
 
-    def __init__(self, board: Any) -> None:
-        self.board = board
+
+class _RayReporter:
+    """A worker's way to a Ray :class:`StepBoard`: ``report(item, step)`` only notes the change (no call to
+    Ray in the answering thread); a thread of the worker sends what changed to the board at most every
+    :data:`STEP_PUSH_S`, without waiting for an answer. Never raises: a board gone loses only the steps."""
+
+    def __init__(self, board: Any, every: float = STEP_PUSH_S) -> None:
+        self.board, self.every = board, every  # ``every``: the driver's STEP_PUSH_S, sent with it
+        self._lock: Any = None
+        self._changes: dict[str, str | None] = {}
+        self._wake: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"board": self.board, "every": self.every}  # each worker gathers its own reports
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["board"], state["every"])  # type: ignore[misc]
 
     def __call__(self, item: str, step: str | None) -> None:
-        try:
-            self.board.report.remote(item, step)
-        except Exception:  # noqa: BLE001 - a board gone: the answer goes on, only the progress line loses its step
-            pass
+        if self._lock is None:
+            self._lock, self._wake = threading.Lock(), threading.Event()
+            threading.Thread(target=self._send, name="vericite-steps", daemon=True).start()
+        with self._lock:
+            self._changes.pop(str(item), None)  # re-inserted last: the board applies the changes in order
+            self._changes[str(item)] = step
+        self._wake.set()
+
+    def _send(self) -> None:
+        while True:
+            self._wake.wait()
+            time.sleep(self.every)
+            with self._lock:
+                changes, self._changes = self._changes, {}
+                self._wake.clear()
+            if not changes:
+                continue
+            try:
+                self.board.update.remote(changes)
+            except Exception:  # noqa: BLE001 - a board gone: the answers go on, only the progress line loses its steps
+                pass
 
 
 #: seconds the driver waits for a Ray step board's snapshot before giving up on it this time
@@ -182,7 +221,7 @@ class RayPool:
         if shipped:
             factory = functools.partial(_installed_then, shipped, factory)
         self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).remote() if steps else None
-        reporter = _RayReporter(self._board) if self._board is not None else None
+        reporter = _RayReporter(self._board, STEP_PUSH_S) if self._board is not None else None
         self._actors = [actor.remote(factory, reporter) for _ in range(self.workers)]
 
     def steps(self) -> dict[str, str] | None:

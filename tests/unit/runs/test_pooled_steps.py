@@ -72,3 +72,43 @@ def test_a_thread_pool_s_workers_report_to_its_board():
     board.report("q1", "sentence 1")
     board.report("q1", None)
     assert board.snapshot() == {} and ThreadPool(Worker, 1).steps() == {}
+
+
+def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypatch):
+    """The Ray reporter makes no call in the answering thread: it notes the change, and its thread sends what
+    changed (the last step of each item) to the board in one call; a board that fails is left alone."""
+    import pickle
+    import time
+
+    from vericite.distributed import pool as P
+
+    class Board:  # a Ray actor handle's shape: board.update.remote(changes)
+        def __init__(self, fail=False):
+            self.sent, self.fail = [], fail
+            self.update = self
+
+        def remote(self, changes):
+            if self.fail:
+                raise RuntimeError("board lost")
+            self.sent.append(dict(changes))
+
+    board = Board()
+    reporter = pickle.loads(pickle.dumps(P._RayReporter(None, every=0.2)))  # as an actor gets it: its own buffer and thread
+    assert reporter.every == 0.2
+    reporter.board = board
+    for step in ("", "sentence 1, trial 1", "sentence 1, evidence finder"):
+        reporter("q1", step)
+    reporter("q2", "")
+    assert board.sent == []  # nothing sent from the answering thread
+    time.sleep(0.6)
+    assert board.sent == [{"q1": "sentence 1, evidence finder", "q2": ""}]
+    reporter("q1", None)
+    time.sleep(0.6)
+    assert board.sent[-1] == {"q1": None}
+    lost = P._RayReporter(Board(fail=True), every=0.01)
+    lost("q1", "x")  # never raises
+    time.sleep(0.1)
+    real = StepBoard()
+    real.update(board.sent[0])
+    real.update(board.sent[1])
+    assert real.snapshot() == {"q2": ""}
