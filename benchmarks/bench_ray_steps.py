@@ -1,9 +1,9 @@
 """What generate's progress per step costs under ``--ray`` (the step board, ``distributed.StepBoard``): the same
-batches answered by two actors without the board and with it (each actor telling the board, fire and forget, when it
-starts and ends each question, and the driver reading the board every second as ``generate_pooled`` does), the two
-pools started once and timed in turns. The workload is the worst case for the board: KaLMA with the fake model,
-which answers at once, so the board's calls are all there is besides the answering itself. The records are checked
-equal each time.
+batches answered by two actors without the board and with it (each actor noting when it starts and ends each
+question, its own thread sending what changed to the board every ``STEP_PUSH_S``, and the driver reading the board
+every second as ``generate_pooled`` does), the two pools started once and timed in turns. The workload is the
+worst case for the board: KaLMA with the fake model, which answers at once, so the board's work is all there is
+besides the answering itself. The records are checked equal each time.
 
     python benchmarks/bench_ray_steps.py                 # 400 questions, batches of 4, 5 runs each
 """
