@@ -23,7 +23,8 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
 - ``informativeness`` (Eq. 5): 1 − exp(mean log P(k_t | prefix, k_<t)), CONNER's prefix.
 - ``helpfulness`` (Eq. 6): max(0, 1 − L(q, k, a) / mean_i L(q, k_i⁻, a)), L the mean cross-entropy of the gold
   answer's tokens, ``unrelated`` knowledge texts of other items (seeded; fewer when the corpus has fewer: each
-  item's ``helpfulness_unrelated`` and the metric's ``details.unrelated_used`` say how many were used).
+  item's ``helpfulness_unrelated`` and the metric's ``details.unrelated_used`` say how many were used); each item's
+  ``helpfulness_raw`` is 1 − L/mean L⁻ before the clamp (a 0 can be read: how far below it was).
 - ``validity`` (Eq. 7–8): the LM reads k and answers q; with a gold answer, P(supports) of premise "q a*" and
   hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence (the
   item's passages, else the top ``evidence_k`` passages ``retriever`` finds for the answer). The reader's prompt is

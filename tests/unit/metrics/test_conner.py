@@ -346,3 +346,28 @@ def test_the_readers_prompt_and_woWs_query_are_recorded_as_deviations():
     assert q.settings()["deviations"] == [COHERENCE_DEVIATION]
     # compare reads every setting but the deviations
     assert set(ConnerMetric.compared_settings) == {f"conner.{k}" for k in q.settings() if k != "deviations"} == {f"conner.{k}" for k in SETTINGS}
+
+
+def test_helpfulness_raw_is_the_ratio_before_the_clamp():
+    # Eq. 6 clamps at 0: max(0, 1 − L/mean L⁻); the raw ratio tells a zero that was -0.01 from one that was -3. An LM
+    # whose loss per gold token is the prompt's length / 100: the longest knowledge is the least helpful
+    from vericite.metrics.conner_specs import HELP_PREFIX
+
+    class PrefixLM(FakeBackend):
+        def continuation_logprobs(self, pairs):
+            return [[-len(p) / 100.0] * len(c.split()) for p, c in pairs]
+
+    texts = ["Rome is the capital of Italy. It is old and has a long history.", "Paris is in France. It is big.", "Milan has a cathedral. It is big."]
+    samples, answers = zip(*[item(i, t) for i, t in enumerate(texts)])
+    r = ConnerMetric(ThreeWayJudge(), lm=PrefixLM(), scorer=FakePairScorer(), resamples=50).score_answers(list(samples), list(answers))
+    per = [s["conner"] for s in r.scores]
+    loss = [len(HELP_PREFIX.format(knowledge=t, query=samples[0].question)) / 100.0 for t in texts]
+    for i in range(3):
+        raw = 1.0 - loss[i] / ((sum(loss) - loss[i]) / 2)
+        assert per[i]["helpfulness_raw"] == pytest.approx(raw, abs=1e-6)
+        assert per[i]["helpfulness"] == pytest.approx(max(0.0, raw), abs=1e-6)
+    assert per[0]["helpfulness_raw"] < 0 and per[0]["helpfulness"] == 0.0  # the clamped zero is readable
+    assert per[1]["helpfulness_raw"] > 0
+    no_gold = ConnerMetric(ThreeWayJudge(), lm=PrefixLM(), scorer=FakePairScorer(), resamples=50).score_answers(
+        [item(0, texts[0], answer=None)[0], *samples[1:]], list(answers)).scores[0]["conner"]
+    assert "helpfulness_raw" not in no_gold and no_gold["not_computed"]["helpfulness"] == "no gold answer"
