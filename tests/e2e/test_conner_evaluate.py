@@ -265,9 +265,50 @@ def test_paragraph_coherence_model_is_an_option_of_the_task(tmp_path):
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "out" / "results.json").read_text())
     ev = res["evaluation"]["conner"]
-    assert ev["coherence_paragraph_model"].startswith("fake-scorer@1") and ev["deviations"] == []
+    assert ev["coherence_paragraph_model"].startswith("fake-scorer@1") and not [d for d in ev["deviations"] if d.startswith("coherence_paragraph")]
     assert res["metrics"]["coherence_paragraph"]["n"] == 2
     other = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / "out"), *FAKES, "--resume"])
     assert other.exit_code != 0 and "coherence_model" in other.output and "Traceback" not in other.output
     r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:coherence_model=nosuch", "-i", str(p), "-o", str(tmp_path / "bad"), *FAKES])
     assert r.exit_code == 2 and "nosuch" in r.output and "Traceback" not in r.output, r.output
+
+
+def test_deviations_from_conner_are_recorded_and_neither_resume_nor_compare_reads_them(tmp_path, monkeypatch):
+    # the reader's zero-shot prompt (not Table 13's few-shot templates) and WoW's query (the dialogue history, not
+    # the last utterance) are deviations, recorded; an evaluation whose checkpoint and results.json were written
+    # before they were noted (only the order test's) still resumes, its answers not judged again, and compares
+    from vericite.metrics.conner import COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION, ConnerMetric
+    from tests.support.checkpoint import Cut
+
+    wow = [{**x, "meta": {"last_utterance": "And you?"}, "query": x["query"] + "\nAnd you?"} for x in LINES]
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, wow)), "-o", str(tmp_path / "wow"), *FAKES])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "wow" / "results.json").read_text())["evaluation"]["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION]
+
+    p = write(tmp_path, LINES[:2])
+    with monkeypatch.context() as before:  # as the code before these deviations were noted recorded it
+        before.setattr(ConnerMetric, "deviations", lambda self, samples=(): [COHERENCE_DEVIATION] if self.coherence is None else [])
+        r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / "old"), *FAKES])
+        assert r.exit_code == 0, r.output
+    old = json.loads((tmp_path / "old" / "results.json").read_text())["evaluation"]["conner"]
+    assert old["deviations"] == [COHERENCE_DEVIATION]
+    grown = write(tmp_path, LINES)  # one answer more: resumed, the two scored before are not judged again
+    (tmp_path / "old" / "results.json").unlink()
+    cut = Cut(monkeypatch)
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(grown), "-o", str(tmp_path / "old"), *FAKES, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert cut.calls == 0  # the answer added is empty knowledge: nothing to judge; the two before were read back
+    assert json.loads((tmp_path / "old" / "results.json").read_text())["evaluation"]["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION]
+
+    for name, lines in (("a", LINES[:2]), ("b", LINES[:2])):
+        r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, lines)), "-o", str(tmp_path / name), *FAKES])
+        assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "a" / "results.json").read_text())
+    res["evaluation"]["conner"]["deviations"] = [COHERENCE_DEVIATION]  # written before the reader's was noted
+    (tmp_path / "a" / "results.json").write_text(json.dumps(res), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    res["evaluation"]["conner"]["aggregation"] = "max"  # a setting still compared
+    (tmp_path / "a" / "results.json").write_text(json.dumps(res), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert r.exit_code != 0 and "conner.aggregation" in r.output and "Traceback" not in r.output, r.output

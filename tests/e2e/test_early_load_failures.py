@@ -1,7 +1,8 @@
 """A model that the corpus's scoring loads (CONNER's relevance model, ALCE's ``--reader``) and that cannot be loaded —
 a missing or corrupt file, a bad spec — fails the evaluation before any answer is judged: one line naming it, a
 non-zero exit, never a traceback, and no judge call (counted on the fake judges). A model that loads is loaded once,
-by the driver, and the corpus's scoring uses it."""
+by the driver, and the corpus's scoring uses it. ALCE's QA model, missing by design offline (its metrics not computed
+with the reason), is decided before the judging too, and said in one warning line then."""
 
 from __future__ import annotations
 
@@ -130,6 +131,72 @@ def test_a_reader_that_cannot_be_loaded_fails_before_any_judge_call(tmp_path, mo
     r = alce(tmp_path, "--reader", "llm:brittle:fine")  # one that loads: judged, then read
     assert r.exit_code == 0, r.output
     assert cut.calls > 0 and json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["answer_em"]["value"] == 1.0
+
+
+# --------------------------------------------------------------------------- ALCE's QA model
+
+
+@pytest.fixture
+def qa_model(monkeypatch):
+    """ALCE's QA model replaced: each construction recorded with the fake judges' calls made by then (``Cut``)."""
+    import vericite.metrics.alce_qa as alce_qa
+
+    built, cut = [], Cut(monkeypatch)
+
+    class Answers:
+        fail = None
+
+        def __init__(self, model):
+            built.append(cut.calls)
+            if Answers.fail:
+                raise OSError(Answers.fail)
+            self.id = model
+
+        def answer(self, question, context):
+            return "Paul Simon" if "Simon" in context else ""
+
+    monkeypatch.setattr(alce_qa, "QAModel", Answers)
+    monkeypatch.setattr(alce_qa, "qa_unavailable", lambda model: None)
+    return Answers, built, cut
+
+
+def asqa(tmp_path, *args):
+    from tests.support.checkpoint import alce_file
+
+    tmp_path.mkdir(exist_ok=True)
+    return CliRunner().invoke(cli, ["evaluate", "--task", "alce-asqa", "-i", str(alce_file(tmp_path)), "-o", str(tmp_path / "out"), "-q", "--resamples", "10",
+                                    "--no-cache", "--judge", "fake", "--metrics", "qa_em,qa_f1,qa_hit,alce_citation_recall", *args])  # fmt: skip
+
+
+def test_alces_qa_model_is_loaded_before_any_judge_call_and_one_that_fails_is_said_then(tmp_path, monkeypatch, qa_model):
+    # as documented, a QA model that cannot be had or loaded leaves qa_em/qa_f1/qa_hit not computed with the reason
+    # (exit 0); it is now decided before the first answer is judged, and said once on stderr then
+    import vericite.metrics.alce_qa as alce_qa
+
+    Answers, built, cut = qa_model
+    r = asqa(tmp_path)
+    assert r.exit_code == 0, r.output
+    assert built == [0] and cut.calls > 0  # loaded once, before any judge call; the corpus's scoring used it
+    metrics = json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]
+    assert metrics["qa_em"]["value"] == 1.0 and "warning" not in r.output
+
+    Answers.fail = "weights file truncated"
+    built.clear()
+    cut.calls = 0
+    r = asqa(tmp_path / "x")
+    assert r.exit_code == 0, r.output
+    said = [x for x in r.output.splitlines() if x.startswith("warning:")]
+    assert said == ["warning: ALCE's QA model gaotianyu1350/roberta-large-squad could not be loaded (OSError: weights file truncated): qa_em, qa_f1, qa_hit will not be computed (results.json says why)"], r.output
+    assert built == [0] and cut.calls > 0  # tried once, before the judging, not again after it
+    metrics = json.loads((tmp_path / "x" / "out" / "results.json").read_text())["metrics"]
+    assert metrics["qa_em"]["value"] is None and "weights file truncated" in metrics["qa_em"]["reason"]
+    assert metrics["alce_citation_recall"]["value"] is not None
+
+    monkeypatch.setattr(alce_qa, "qa_unavailable", lambda model: f"ALCE's QA model {model} is not in the Hugging Face cache")
+    r = asqa(tmp_path / "y")
+    assert r.exit_code == 0 and r.output.count("warning: ALCE's QA model") == 1 and "not in the Hugging Face cache" in r.output, r.output
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "alce-asqa", "-i", str(tmp_path / "result.json"), "-o", str(tmp_path / "z"), "-q", "--judge", "fake"])
+    assert r.exit_code == 0 and "warning" not in r.output  # not asked for (--metrics): not loaded, nothing said
 
 
 # --------------------------------------------------------------------------- vericite run

@@ -216,3 +216,35 @@ def test_run_resume_refuses_a_level_whose_index_was_rebuilt_in_place(tmp_path, f
     before = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"}
     refused(CliRunner().invoke(cli, ["run", str(yaml), "--out", str(out), "--resume", "-q", "--no-cache"]), "level-base", "index_corpus")
     assert {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and p.name != ".lock"} == before
+
+
+def test_a_few_shot_conner_folder_made_before_demo_words_was_recorded_is_refused_in_one_line(tmp_path):
+    """conner-knowledge put few-shot demonstrations in whole before it cut them to 200 words by default (and recorded
+    ``demo_words``): such a folder resumed now would cut the rest silently. Its manifest (no ``demo_words``) is read
+    as whole demonstrations, so --resume says in one line that they differ; a folder whose config set demo_words
+    (they were cut then too), or a zero-shot one, resumes."""
+    def gen(out, *extra):
+        args = ["generate", "--method", "conner-knowledge", "--dataset", "nq-500", "--model", "fake", "--out", tmp_path / out, "-q", "--no-cache", *extra]
+        return CliRunner().invoke(cli, [str(a) for a in args])
+
+    def as_before(out):  # the manifest as conner-knowledge wrote it before it recorded demo_words
+        path = tmp_path / out / "manifest.json"
+        old = json.loads(path.read_text())
+        del old["demo_words"]
+        path.write_text(json.dumps(old))
+
+    assert gen("few", "--shot", 2, "--limit", 3).exit_code == 0
+    as_before("few")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "few").iterdir() if p.is_file() and p.name != ".lock"}
+    r = gen("few", "--shot", 2, "--limit", 4, "--resume")
+    refused(r, "demo_words: 'whole", "-> 200", "use another --out")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "few").iterdir() if p.is_file() and p.name != ".lock"} == before
+
+    assert gen("set", "--shot", 2, "--limit", 3, "--method-arg", "demo_words=200").exit_code == 0
+    as_before("set")
+    r = gen("set", "--shot", 2, "--limit", 4, "--method-arg", "demo_words=200", "--resume")
+    assert r.exit_code == 0, r.output
+    assert gen("zero", "--shot", 0, "--limit", 2).exit_code == 0
+    assert gen("zero", "--shot", 0, "--limit", 3, "--resume").exit_code == 0
+    assert gen("few2", "--shot", 2, "--limit", 3).exit_code == 0  # written now: it records demo_words
+    assert gen("few2", "--shot", 2, "--limit", 4, "--resume").exit_code == 0

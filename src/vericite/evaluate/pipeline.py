@@ -6,7 +6,7 @@ Every answer is parsed by the task's citation format against the evidence it was
 each metric family runs over the whole corpus (``metrics.base.MetricRun``). ``metrics`` (``--metrics``) keeps only
 the metrics named; a task that can compute only those (ALCE) is told them through the settings. ``reader``
 (``--reader llm:<model>``) serves a task that declares ``reader_metrics`` (ALCE's ``answer_em``, ``answer_f1``).
-A family's ``preload()`` (CONNER's relevance model, ALCE's reader) is called before any answer is judged. The body holds what the families
+A family's ``preload()`` (CONNER's relevance model, ALCE's reader and QA model) is called before any answer is judged. The body holds what the families
 give: each family's version (``metric_versions``), how it was computed (``evaluation``), the judges by purpose
 with their measured accuracy (``judges``), one entry per metric (``metrics``), the counts (``counts``: the
 answers, the empty ones, the unparseable judgements, then the task's own), and what the model calls of the
@@ -275,14 +275,20 @@ def preload(suite: Sequence[Any]) -> None:
     corrupt file, a bad spec) is one line in seconds, not after every answer was judged; the corpus's scoring then
     uses the instance loaded. Only the driver calls it: the workers of ``--ray`` build the suite to judge, never
     these models. A plugin family whose ``preload`` fails (a bug: ``PluginError``) is left to its corpus run, which
-    says why its metrics are not computed."""
+    says why its metrics are not computed. A ``preload`` may return a line: what will not be computed and why (ALCE's
+    QA model that cannot be had here: its metrics are not computed with the reason, by design), printed on stderr
+    now, before the judging, once per evaluation."""
+    import sys
+
     from ..errors import PluginError
 
     for m in suite:
         try:
             load = getattr(m, "preload", None)
             if callable(load):
-                load()
+                said = load()
+                if isinstance(said, str) and said:  # what will not be computed, and why (ALCE's QA model): said once, now
+                    print(said, file=sys.stderr, flush=True)
         except PluginError as e:
             if e.kind != "metric":
                 raise

@@ -42,6 +42,9 @@ INSTRUCTION = "Generate a Wikipedia to answer the given question."
 #: whole passages, 16 of the first 50 nq-500 prompts of ``--shot 4`` (up to 14.8k tokens) exceed a 4,096-token
 #: context; cut to 200 words, the longest is 1.4k. WoW's gold sentences are all shorter.
 DEFAULT_DEMO_WORDS = 200
+#: what a few-shot manifest written before ``demo_words`` was recorded used (unless its config set it): whole
+#: demonstrations (``ConnerKnowledge.upgrade_manifest``; ``--resume`` names it in its line)
+WHOLE_DEMONSTRATIONS = "whole (before demo_words was recorded: no cut)"
 
 
 class ConnerKnowledgeOptions(BaseModel):
@@ -232,6 +235,18 @@ class ConnerKnowledge:
             got = [r for r in records if isinstance(r.get("retrieved"), list)]
             out["retrieved"] = {"questions": len(got), "none_found": sum(1 for r in got if not r["retrieved"])}
         return out
+
+    def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
+        """A manifest of this method written before it recorded ``demo_words`` (``protocols.ManifestUpgrading``):
+        a few-shot one put each demonstration's reference knowledge in whole unless its config set ``demo_words``,
+        so ``--resume`` now (200 words by default) says the demonstrations differ, in one line, rather than cut the
+        rest of the run's demonstrations silently."""
+        few_shot = old.get("source", "generate") == "generate" and isinstance(old.get("shot"), int) and old["shot"] > 0
+        if "demo_words" in old or old.get("method") != self.id or not few_shot:
+            return dict(old)
+        config = old.get("config") or {}
+        given = config.get("demo_words", (config.get("method_args") or {}).get("demo_words"))
+        return {**old, "demo_words": given if isinstance(given, int) else WHOLE_DEMONSTRATIONS}
 
     def manifest(self) -> dict[str, Any]:
         return {

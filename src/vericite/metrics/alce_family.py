@@ -106,13 +106,42 @@ class AlceMetric:
         part.names = names
         return part
 
-    def preload(self) -> None:
-        """Loads now the ``--reader``'s model that the corpus's scoring would first load, when answer_em or answer_f1
-        is computed: the evaluation's driver calls it before any answer is judged (``evaluate/pipeline.py``), so a
-        reader that cannot be loaded is one line then, not after the judging."""
+    def preload(self) -> str | None:
+        """Loads now what the corpus's scoring would first load; the evaluation's driver calls it before any answer is
+        judged (``evaluate/pipeline.py``). The ``--reader``'s model, when answer_em or answer_f1 is computed: one that
+        cannot be loaded is one line then (an error), not after the judging. ALCE's QA model, when a QA metric is
+        asked for: one that cannot be had here (offline, not in the Hugging Face cache, no transformers) or loaded
+        leaves qa_em, qa_f1 and qa_hit not computed with the reason, as documented, decided now; the line returned says
+        so (the driver prints it on stderr, once), and the corpus's scoring uses what was decided."""
         load = getattr(self.reader, "load", None)
         if set(self.names) & {"answer_em", "answer_f1"} and callable(load):
             load()
+        if self._qa_wanted():
+            _, why = self._qa_loaded()
+            if why is not None:
+                return f"warning: {why}: {', '.join(QA_METRICS)} will not be computed (results.json says why)"
+        return None
+
+    def _qa_wanted(self) -> bool:
+        """Whether ALCE's QA model is to run: a QA metric asked for by name (``--metrics``), of the sub-task."""
+        asked = set(self.selected or ()) & set(QA_METRICS) & set(self.names)
+        return bool(asked) and (self.subtask is None or bool(asked & set(SUBTASKS[self.subtask])))
+
+    def _qa_loaded(self) -> tuple[Any, str | None]:
+        """ALCE's QA model loaded, or why it cannot be (``alce_qa.qa_unavailable``, or the load's error), decided once
+        per metric (by :meth:`preload`, else by the corpus's scoring)."""
+        if getattr(self, "_qa_decided", None) is None:
+            from .alce_qa import QAModel, qa_unavailable
+
+            why = qa_unavailable(self.qa_model)
+            model = None
+            if why is None:
+                try:
+                    model = QAModel(self.qa_model)
+                except Exception as e:  # noqa: BLE001 - a model that will not load is a reason, said once
+                    why = f"ALCE's QA model {self.qa_model} could not be loaded ({type(e).__name__}: {e})"
+            self._qa_decided = (model, why)
+        return self._qa_decided
 
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
         check_one_answer_per_sample(samples, answers)
@@ -236,17 +265,13 @@ class AlceMetric:
         col("answer_f1", f1, why, **extra)
 
     def _qa(self, samples: Sequence[Any], plain: list[str], col: Any, settings: dict[str, Any]) -> None:
-        from .alce_qa import QAModel, qa_scores, qa_unavailable
+        from .alce_qa import qa_scores
 
         why = None if self.selected and set(self.selected) & set(QA_METRICS) else f"ALCE's QA model ({self.qa_model}) runs only when asked: --metrics {','.join(QA_METRICS)}"
-        why = why or qa_unavailable(self.qa_model)
         got: list[Any] = [None] * len(samples)
         if why is None:
-            try:
-                model = QAModel(self.qa_model)
-            except Exception as e:  # noqa: BLE001 - a model that will not load is a reason, said once
-                why = f"ALCE's QA model {self.qa_model} could not be loaded ({type(e).__name__}: {e})"
-            else:
+            model, why = self._qa_loaded()  # decided by preload() before the judging, when the driver called it
+            if why is None:
                 got = [qa_scores(model, s.qa_pairs or [], p) for s, p in zip(samples, plain)]
                 settings["qa_model"] = self.qa_model  # recorded only when it ran: compare checks it then
                 why = "no qa_pairs (ASQA's sub-questions and short answers) in the input"

@@ -23,10 +23,15 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
 - ``informativeness`` (Eq. 5): 1 − exp(mean log P(k_t | prefix, k_<t)), CONNER's prefix.
 - ``helpfulness`` (Eq. 6): max(0, 1 − L(q, k, a) / mean_i L(q, k_i⁻, a)), L the mean cross-entropy of the gold
   answer's tokens, ``unrelated`` knowledge texts of other items (seeded; fewer when the corpus has fewer: each
-  item's ``helpfulness_unrelated`` and the metric's ``details.unrelated_used`` say how many were used).
+  item's ``helpfulness_unrelated`` and the metric's ``details.unrelated_used`` say how many were used); each item's
+  ``helpfulness_raw`` is 1 − L/mean L⁻ before the clamp (a 0 can be read: how far below it was).
 - ``validity`` (Eq. 7–8): the LM reads k and answers q; with a gold answer, P(supports) of premise "q a*" and
   hypothesis "q answer"; without one (open answers), the best P(supports) of the answer over the evidence (the
-  item's passages, else the top ``evidence_k`` passages ``retriever`` finds for the answer).
+  item's passages, else the top ``evidence_k`` passages ``retriever`` finds for the answer). The reader's prompt is
+  vericite's zero-shot :data:`READER_PROMPT`, not CONNER's few-shot answer templates (Table 13): a recorded deviation.
+- The query is the Sample's question: for WoW the whole dialogue history (as issue 14 asks), where CONNER's WoW
+  prompts use the last utterance (Table 11): a recorded deviation when an item's ``meta.last_utterance`` is not its
+  whole query (:meth:`ConnerMetric.deviations`).
 - ``answer_em`` (the downstream accuracy of §5's uses): the same reader's answer against the gold short answers,
   SQuAD exact match with the best alias (ALCE's ``answer_em``); needs short answers (NQ), so WoW has none.
 
@@ -70,6 +75,32 @@ from .conner_lm import LMMeasures
 from .conner_validity import ValidityMeasures
 from .judging import judge_corpus, judge_id
 
+#: results.json ``evaluation.conner``'s settings (but ``deviations``), in :meth:`ConnerMetric.settings`' order
+SETTINGS = (
+    "judge", "lm", "relevance_model", "evidence_index", "evidence_k", "aggregation", "sentence_context", "ppl_cap", "shuffles", "unrelated",
+    "q_know_gamma", "coherence_paragraph_model",
+)  # fmt: skip
+COHERENCE_DEVIATION = "coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"
+READER_DEVIATION = (
+    "validity and answer_em: the reader answers with vericite's zero-shot prompt (READER_PROMPT), not CONNER's few-shot "
+    "answer templates (Table 13)"
+)
+WOW_QUERY_DEVIATION = (
+    "query: the whole dialogue history (WoW), where CONNER's WoW prompts use the last utterance (Table 11); relevance, "
+    "informativeness, helpfulness and the reader read it"
+)
+
+
+def dialogue_queries(samples: Sequence[Any]) -> bool:
+    """Whether some item is WoW-shaped with the dialogue history as its query: its ``meta.last_utterance`` (what
+    ``wow-*-500`` samples carry, and a conner line may give in ``meta``) is not its whole query."""
+    for s in samples:
+        last = (getattr(s, "meta", None) or {}).get("last_utterance")
+        if isinstance(last, str) and last.strip() and str(getattr(s, "question", "") or "").strip() != last.strip():
+            return True
+    return False
+
+
 def _model_name(backend: Any) -> str | None:
     if backend is None:
         return None
@@ -90,7 +121,10 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
     inputs = ("answer", "passages", "answers", "meta")
     # vericite compare (protocols.PairedStatistics): two runs are compared only when scored with the same CONNER
     # settings (results.json evaluation.conner: judge, LM, scorer, evidence, aggregation, ...)
-    compared_settings: dict[str, str | None] = {"conner": None}
+    # evaluation.conner's settings, each compared; not ``deviations``: what it notes follows from the others (the
+    # coherence model), the family's version (its reader's prompt) and the inputs (WoW's query), which compare checks
+    # on their own, so an evaluation recorded before a deviation was noted still compares with one recorded after
+    compared_settings: dict[str, str | None] = {f"conner.{k}": None for k in SETTINGS}
     allowed_differences: tuple[Any, ...] = ()
 
     def __init__(
@@ -173,7 +207,8 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             if callable(load):
                 load()
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self, samples: Sequence[Any] = ()) -> dict[str, Any]:
+        """results.json ``evaluation.conner``: the :data:`SETTINGS` and ``deviations`` (:meth:`deviations`)."""
         return {
             "judge": judge_id(self.judge) if self.judge is not None else None,
             "lm": _model_name(self.lm),
@@ -187,8 +222,22 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             "unrelated": self.unrelated,
             "q_know_gamma": dict(zip(Q_KNOW, self.gamma)),
             "coherence_paragraph_model": self._coherence_model(),
-            "deviations": [] if self.coherence is not None else ["coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"],
+            "deviations": self.deviations(samples),
         }
+
+    def deviations(self, samples: Sequence[Any] = ()) -> list[str]:
+        """Where this evaluation departs from CONNER, in words (results.json ``evaluation.conner.deviations``): the
+        sentence-order test for paragraph coherence (no ``coherence`` model); with validity or answer_em, the
+        reader's prompt (vericite's zero-shot :data:`READER_PROMPT`, not CONNER's few-shot answer templates of
+        Table 13); over WoW-shaped ``samples`` (:func:`dialogue_queries`), the query is the dialogue history."""
+        out = []
+        if self.coherence is None:
+            out.append(COHERENCE_DEVIATION)
+        if {"validity", "answer_em"} & set(self.names):
+            out.append(READER_DEVIATION)
+        if dialogue_queries(samples):
+            out.append(WOW_QUERY_DEVIATION)
+        return out
 
     # ------------------------------------------------------------------ the corpus
 
@@ -264,7 +313,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             if reasons[i]:
                 d["not_computed"] = {m: why for m, why in reasons[i].items() if m in self.names}
             per.append({"conner": d})
-        return MetricRun(self.id, results, per, judgements, settings={"conner": self.settings()}, counts=counts)
+        return MetricRun(self.id, results, per, judgements, settings={"conner": self.settings(samples)}, counts=counts)
 
     @staticmethod
     def statistics_from_records(records: Sequence[Any]) -> Any:

@@ -60,7 +60,7 @@ class LMMeasures:
             else:
                 reasons[i]["informativeness"] = "no scored token"
         if help_flat:
-            self._help_values(help_flat, scored[cut:], values, reasons)
+            self._help_values(help_flat, scored[cut:], values, reasons, extra)
         for i, ks in helps.items():  # u as used: fewer than ``unrelated`` when the corpus has fewer other texts
             if extra is not None and values["helpfulness"][i] is not None:
                 extra[i]["helpfulness_unrelated"] = len(ks) - 1
@@ -121,7 +121,9 @@ class LMMeasures:
         return plans
 
     @staticmethod
-    def _help_values(flat, scored, values, reasons) -> None:  # type: ignore[no-untyped-def]
+    def _help_values(flat, scored, values, reasons, extra=None) -> None:  # type: ignore[no-untyped-def]
+        """Eq. 6 per item; ``extra``'s ``helpfulness_raw`` is 1 − L/mean L⁻ before the clamp at 0 (negative: the
+        gold answer is less likely after the knowledge than after the unrelated texts)."""
         losses: dict[int, list[float]] = {}
         for (i, _), lps in zip(flat, scored):
             losses.setdefault(i, []).append(-sum(lps) / len(lps) if lps else math.nan)
@@ -130,4 +132,7 @@ class LMMeasures:
             if not (math.isfinite(own) and math.isfinite(base)) or base <= 0:
                 reasons[i]["helpfulness"] = "the gold answer has no scored token"
                 continue
-            values["helpfulness"][i] = round(max(0.0, 1.0 - own / base), 6)
+            raw = 1.0 - own / base
+            values["helpfulness"][i] = round(max(0.0, raw), 6)
+            if extra is not None:
+                extra[i]["helpfulness_raw"] = round(raw, 6)

@@ -17,6 +17,7 @@ __all__ = [
     "Method",
     "MethodOptions",
     "SampleChecking",
+    "ManifestUpgrading",
     "Summarising",
     "StepShowing",
     "Dataset",
@@ -135,6 +136,17 @@ class SampleChecking(Protocol):
     graph, on questions that carry no knowledge). ``dataset`` names them in the message."""
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None: ...
+
+
+@runtime_checkable
+class ManifestUpgrading(Protocol):
+    """Capability of a Method: ``generate --resume`` / ``run --resume`` compare what its folder's manifest
+    recorded with what it records now (``runs/rundir.py``), only in the keys both hold; a key this version records
+    that an older manifest lacks is no difference, unless the method says here what that manifest meant by its
+    absence (conner-knowledge: a few-shot manifest without ``demo_words`` put its demonstrations in whole).
+    ``upgrade_manifest(old)``: ``old`` as this version would have recorded it (nothing written)."""
+
+    def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
 @runtime_checkable

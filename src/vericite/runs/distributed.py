@@ -138,7 +138,7 @@ def generate_pooled(
     builds the model each worker uses instead of ``cfg.model`` (tests: a fake). Same manifest, files and errors as
     :func:`~vericite.runs.loop.generate_run`."""
     from ..progress import progress_bar
-    from ..protocols import Closeable, SampleChecking
+    from ..protocols import Closeable, ManifestUpgrading, SampleChecking
     from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, summarise
     from .rundir import RunDir
 
@@ -161,7 +161,8 @@ def generate_pooled(
             close_after_run(method, "of the driver's copy, before the run; the run goes on")
 
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
-    with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults(), check=same_questions) as run:
+    upgrade = method.upgrade_manifest if isinstance(method, ManifestUpgrading) else None
+    with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults(), check=same_questions, upgrade=upgrade) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
         ck = Checkpoint(run.path, resume=resume)
         # outcomes of samples checkpointed by an earlier driver, whatever batch they were in

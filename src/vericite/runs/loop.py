@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import BackendError, DataError, VericiteError
 from ..models.usage import UsageMeter, metered
-from ..protocols import Closeable, Demonstrating, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
+from ..protocols import Closeable, Demonstrating, ManifestUpgrading, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
 from ..totals import token_totals
 from ..types import Sample
 
@@ -83,7 +83,8 @@ def run_method(
     header.update((k, v) for k, v in method.manifest().items() if k not in header)
     header["n_samples"] = len(samples)
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
-    with RunDir.open(out, header, resume=resume, defaults=defaults, check=same_questions) as run:
+    upgrade = method.upgrade_manifest if isinstance(method, ManifestUpgrading) else None
+    with RunDir.open(out, header, resume=resume, defaults=defaults, check=same_questions, upgrade=upgrade) as run:
         todo = [s for s in samples if s.id not in run.done_ids]
         failures = consecutive = 0
         last_error = ""

@@ -48,12 +48,16 @@ class RunDir:
 
     @classmethod
     def open(
-        cls, out: str | Path, manifest: Mapping[str, Any], resume: bool = False, defaults: Mapping[str, Any] | None = None, check: Callable[["RunDir"], None] | None = None
+        cls, out: str | Path, manifest: Mapping[str, Any], resume: bool = False, defaults: Mapping[str, Any] | None = None, check: Callable[["RunDir"], None] | None = None,
+        upgrade: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
     ) -> "RunDir":
         """``defaults``: the config's defaults (its own and its method's options): a key the folder's config lacks
         (written before that option existed) is the same when the new config holds its default. ``check``: called
         with the folder as it is (nothing written yet) when a run is resumed, after the config and the method were
-        found the same; what it raises refuses the resume with the folder untouched."""
+        found the same; what it raises refuses the resume with the folder untouched. ``upgrade``: the method's
+        ``upgrade_manifest`` (``protocols.ManifestUpgrading``): the folder's manifest as this version would have
+        recorded it, compared with ``manifest`` in its place (a key an older manifest lacks, with what its absence
+        meant)."""
         path = Path(out)
         if resume and not path.exists():
             raise VericiteError(f"nothing to resume: {path} does not exist")
@@ -64,13 +68,13 @@ class RunDir:
             raise VericiteError(f"cannot create --out {path}: {e.strerror or e}") from None
         lock = PathLock(path / LOCK, f"run folder {path}").acquire()
         try:
-            return cls._open_locked(path, dict(manifest), resume, lock, defaults or {}, check)
+            return cls._open_locked(path, dict(manifest), resume, lock, defaults or {}, check, upgrade)
         except BaseException:
             lock.release()
             raise
 
     @classmethod
-    def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock, defaults: Mapping[str, Any], check: Any = None) -> "RunDir":
+    def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock, defaults: Mapping[str, Any], check: Any = None, upgrade: Any = None) -> "RunDir":
         existing = path / MANIFEST
         if existing.exists() or (path / SAMPLES).exists():
             if not resume:
@@ -80,7 +84,7 @@ class RunDir:
             except (OSError, json.JSONDecodeError):
                 raise DataError(f"cannot resume: {existing} is missing or unreadable") from None
             cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults)
-            cls._check_same_method(old, manifest, path)
+            cls._check_same_method(dict(upgrade(old)) if upgrade is not None else old, manifest, path)
             if check is not None:
                 check(cls(path, old))
             manifest["started"] = old.get("started", manifest.get("started"))

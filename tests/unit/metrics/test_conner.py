@@ -313,7 +313,7 @@ def test_paragraph_coherence_takes_a_pluggable_discourse_model():
     assert model.pairs == [("What is the capital of Italy?", "Rome is the capital of Italy. It is old."), ("What is the capital of Italy?", "Rome is NaN. It is old.")]
     assert per[0]["not_computed"]["coherence_sentence"] == "no language model (--lm)"
     st = r.settings["conner"]
-    assert st["coherence_paragraph_model"].startswith("discourse@1") and st["deviations"] == []
+    assert st["coherence_paragraph_model"].startswith("discourse@1") and not [d for d in st["deviations"] if d.startswith("coherence_paragraph")]
     assert m.judging_part().coherence is None  # the judged part never loads it (evaluate --ray's workers)
     default = run([items[0], items[1]]).settings["conner"]
     assert default["coherence_paragraph_model"] == "sentence-order test of fake" and "Coherence-Momentum" in default["deviations"][0]
@@ -327,3 +327,47 @@ def test_an_items_own_evidence_is_used_whole_not_cut_to_evidence_k():
     per = r.scores[0]["conner"]
     assert per["factuality_label"] == "factual_consistent", per
     assert len([j for j in r.judgements[0] if j["purpose"] == "factuality"]) == 12  # the sentence against each passage
+
+
+def test_the_readers_prompt_and_woWs_query_are_recorded_as_deviations():
+    from vericite.metrics.conner import COHERENCE_DEVIATION, READER_DEVIATION, SETTINGS, WOW_QUERY_DEVIATION
+    from vericite.metrics.conner_specs import Q_KNOW
+
+    nq = [item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is in France. It is big.")]
+    assert run(nq).settings["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION]
+    # WoW-shaped: the query is the dialogue history, meta.last_utterance its last turn (wow-*-500's samples)
+    s, a = item(2, "Beards are hair. They grow.")
+    wow = Sample(id="w", question="i like beards.\nAdult males grow them!", meta={"topic": "Beard", "last_utterance": "Adult males grow them!"})
+    assert run([*nq, (wow, a)]).settings["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION]
+    one_turn = Sample(id="w1", question="Adult males grow them!", meta={"last_utterance": "Adult males grow them!"})
+    assert WOW_QUERY_DEVIATION not in run([*nq, (one_turn, a)]).settings["conner"]["deviations"]  # its query is the utterance
+    # Q_know's measures read no reader: its settings (generate's manifest) note no reader's prompt
+    q = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(), scorer=FakePairScorer(), metrics=Q_KNOW)
+    assert q.settings()["deviations"] == [COHERENCE_DEVIATION]
+    # compare reads every setting but the deviations
+    assert set(ConnerMetric.compared_settings) == {f"conner.{k}" for k in q.settings() if k != "deviations"} == {f"conner.{k}" for k in SETTINGS}
+
+
+def test_helpfulness_raw_is_the_ratio_before_the_clamp():
+    # Eq. 6 clamps at 0: max(0, 1 − L/mean L⁻); the raw ratio tells a zero that was -0.01 from one that was -3. An LM
+    # whose loss per gold token is the prompt's length / 100: the longest knowledge is the least helpful
+    from vericite.metrics.conner_specs import HELP_PREFIX
+
+    class PrefixLM(FakeBackend):
+        def continuation_logprobs(self, pairs):
+            return [[-len(p) / 100.0] * len(c.split()) for p, c in pairs]
+
+    texts = ["Rome is the capital of Italy. It is old and has a long history.", "Paris is in France. It is big.", "Milan has a cathedral. It is big."]
+    samples, answers = zip(*[item(i, t) for i, t in enumerate(texts)])
+    r = ConnerMetric(ThreeWayJudge(), lm=PrefixLM(), scorer=FakePairScorer(), resamples=50).score_answers(list(samples), list(answers))
+    per = [s["conner"] for s in r.scores]
+    loss = [len(HELP_PREFIX.format(knowledge=t, query=samples[0].question)) / 100.0 for t in texts]
+    for i in range(3):
+        raw = 1.0 - loss[i] / ((sum(loss) - loss[i]) / 2)
+        assert per[i]["helpfulness_raw"] == pytest.approx(raw, abs=1e-6)
+        assert per[i]["helpfulness"] == pytest.approx(max(0.0, raw), abs=1e-6)
+    assert per[0]["helpfulness_raw"] < 0 and per[0]["helpfulness"] == 0.0  # the clamped zero is readable
+    assert per[1]["helpfulness_raw"] > 0
+    no_gold = ConnerMetric(ThreeWayJudge(), lm=PrefixLM(), scorer=FakePairScorer(), resamples=50).score_answers(
+        [item(0, texts[0], answer=None)[0], *samples[1:]], list(answers)).scores[0]["conner"]
+    assert "helpfulness_raw" not in no_gold and no_gold["not_computed"]["helpfulness"] == "no gold answer"

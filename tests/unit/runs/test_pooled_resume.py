@@ -53,3 +53,24 @@ def test_a_driver_killed_mid_batch_resumes_without_asking_a_checkpointed_sample_
     assert asked == [f"s{i:02d}" for i in range(6, 12)]  # s04 and s05 come from the checkpoint
     ids = [json.loads(line)["id"] for line in (tmp_path / "r" / "samples.jsonl").read_text().splitlines()]
     assert ids == [s.id for s in samples] and manifest["status"] == "complete"
+
+
+def test_a_pooled_resume_reads_an_older_manifest_as_the_method_says(tmp_path):
+    # the pooled driver compares manifests as the sequential loop does (ManifestUpgrading): a few-shot
+    # conner-knowledge folder written before demo_words was recorded put its demonstrations in whole
+    from vericite.errors import VericiteError
+
+    samples = [Sample(f"q{i}", f"Question {i}?", meta={"reference_knowledge": f"Gold {i}."}) for i in range(4)]
+    cfg = GenerateConfig(dataset="x", model="fake", method="conner-knowledge", shot=2, cache=False)
+
+    def run(resume, n):
+        return generate_pooled(cfg, tmp_path / "r", ray=None, workers=1, resume=resume, samples=samples[:n], backend_factory=lambda: FakeBackend(), progress=False)
+
+    run(False, 3)
+    path = tmp_path / "r" / "manifest.json"
+    old = json.loads(path.read_text())
+    assert old["demo_words"] == 200
+    del old["demo_words"]
+    path.write_text(json.dumps(old))
+    with pytest.raises(VericiteError, match=r"cannot resume .*demo_words: 'whole .* -> 200"):
+        run(True, 4)
