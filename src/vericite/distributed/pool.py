@@ -66,19 +66,24 @@ STEP_PUSH_S = 0.5
 class _RayReporter:
     """A worker's way to a Ray :class:`StepBoard`: ``report(item, step)`` only notes the change (no call to
     Ray in the answering thread); a thread of the worker sends what changed to the board at most every
-    :data:`STEP_PUSH_S`, without waiting for an answer. Never raises: a board gone loses only the steps."""
+    :data:`STEP_PUSH_S`, without waiting for an answer. Never raises: a board gone loses only the steps.
 
-    def __init__(self, board: Any, every: float = STEP_PUSH_S) -> None:
-        self.board, self.every = board, every  # ``every``: the driver's STEP_PUSH_S, sent with it
+    The board is named (``name``) and looked up in the worker, not handed over: an actor handle among a worker's
+    constructor arguments puts them in Ray's object store, from which a restarted worker might not get them back
+    (Ray warns so), and a lost worker must restart."""
+
+    def __init__(self, name: str, every: float = STEP_PUSH_S) -> None:
+        self.name, self.every = name, every  # ``every``: the driver's STEP_PUSH_S, sent with it
+        self.board: Any = None  # looked up by name at the first send
         self._lock: Any = None
         self._changes: dict[str, str | None] = {}
         self._wake: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"board": self.board, "every": self.every}  # each worker gathers its own reports
+        return {"name": self.name, "every": self.every}  # each worker gathers its own reports
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["board"], state["every"])  # type: ignore[misc]
+        self.__init__(state["name"], state["every"])  # type: ignore[misc]
 
     def __call__(self, item: str, step: str | None) -> None:
         if self._lock is None:
@@ -99,6 +104,10 @@ class _RayReporter:
             if not changes:
                 continue
             try:
+                if self.board is None:
+                    import ray
+
+                    self.board = ray.get_actor(self.name)
                 self.board.update.remote(changes)
             except Exception:  # noqa: BLE001 - a board gone: the answers go on, only the progress line loses its steps
                 pass
@@ -220,8 +229,9 @@ class RayPool:
         shipped = shipped_entries(ray.cloudpickle.dumps)
         if shipped:
             factory = functools.partial(_installed_then, shipped, factory)
-        self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).remote() if steps else None
-        reporter = _RayReporter(self._board, STEP_PUSH_S) if self._board is not None else None
+        board_name = f"vericite-steps-{os.getpid()}-{id(self)}"
+        self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).options(name=board_name).remote() if steps else None
+        reporter = _RayReporter(board_name, STEP_PUSH_S) if self._board is not None else None
         self._actors = [actor.remote(factory, reporter) for _ in range(self.workers)]
 
     def steps(self) -> dict[str, str] | None:

@@ -93,9 +93,9 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
             self.sent.append(dict(changes))
 
     board = Board()
-    reporter = pickle.loads(pickle.dumps(P._RayReporter(None, every=0.2)))  # as an actor gets it: its own buffer and thread
-    assert reporter.every == 0.2
-    reporter.board = board
+    reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.2)))  # as an actor gets it: its own buffer and thread
+    assert (reporter.name, reporter.every, reporter.board) == ("board-name", 0.2, None)
+    reporter.board = board  # what the name finds in a Ray worker
     for step in ("", "sentence 1, trial 1", "sentence 1, evidence finder"):
         reporter("q1", step)
     reporter("q2", "")
@@ -105,7 +105,8 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
     reporter("q1", None)
     time.sleep(0.6)
     assert board.sent[-1] == {"q1": None}
-    lost = P._RayReporter(Board(fail=True), every=0.01)
+    lost = P._RayReporter("board-name", every=0.01)
+    lost.board = Board(fail=True)
     lost("q1", "x")  # never raises
     time.sleep(0.1)
     real = StepBoard()
