@@ -184,6 +184,7 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
     from ..judges.meta_figures import judge_eval_rows
 
     rows = judge_eval_rows(figures)
+    three = figures.get("three_way")
     wrote = f"wrote {Path(out_dir) / 'results.json'} and {Path(out_dir) / 'judgements.jsonl'}"
     from .judge_eval_usage import usage_fields, usage_line
 
@@ -201,6 +202,7 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
                 "data_fit": figures.get("data_fit"),
                 "bad_lines": figures.get("bad_lines"),
                 **usage_fields(figures),
+                **({"three_way_confusion": three["confusion"]} if three else {}),
             }
         )
         for line in notes + [wrote]:
@@ -214,6 +216,8 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
         click.echo(f"- gold labels: {', '.join(f'{k} {v}' for k, v in pc['label_counts'].items())}; bad lines skipped: {figures['bad_lines']}")
         if why:
             click.echo(f"- {md_cell(why)}")
+        if three:
+            click.echo("\n" + three_way_confusion_markdown(three))
         for line in notes + [wrote]:
             click.echo(line, err=True)
         return
@@ -238,13 +242,51 @@ def print_judge_eval(figures: dict[str, Any], out_dir: Path, fmt: str) -> None:
         ("gold labels", ", ".join(f"{k} {v}" for k, v in pc["label_counts"].items()), ""),
         ("bad lines skipped", str(figures["bad_lines"]), ""),
     ]
+    if three:  # a three-way judge on three-way gold labels: its own figures (argmax label, not the threshold)
+        table_rows[5:5] = [(r["metric"].replace("_3way", "").replace("_", " ") + " (3-way)", _fmt(r["value"]), ci_text(r["ci"]))
+                           for r in rows if r["metric"].endswith("_3way")]
     for row in table_rows:
         table.add_row(*row)
     console = Console(width=100)
     console.print(table)
+    if three:
+        console.print(three_way_confusion_table(three))
     if figures["roc_auc"] is None:
         console.print(f"ROC AUC {figures['roc_auc_note']}", markup=False)
     if why:
         console.print(why, markup=False, highlight=False)
     for line in notes + [wrote]:
         console.print(line, markup=False, highlight=False)
+
+
+def _three_cells(three: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the three-way confusion counts: gold class, then what the judge said, each count with
+    its bootstrap 95% CI."""
+    said = [*three["labels"], "abstained"]
+    cis = (three.get("ci") or {}).get("confusion") or {}
+    body = []
+    for g in three["labels"]:
+        cells = []
+        for p in said:
+            ci = (cis.get(g) or {}).get(p)
+            cells.append(f"{three['confusion'][g][p]}" + (f" [{ci[0]:g}, {ci[1]:g}]" if ci else ""))
+        body.append([g, *cells])
+    return ["gold / said", *said], body
+
+
+def three_way_confusion_markdown(three: dict[str, Any]) -> str:
+    head, body = _three_cells(three)
+    lines = ["three-way confusion counts (95% CI):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(lines + ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in body])
+
+
+def three_way_confusion_table(three: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    head, body = _three_cells(three)
+    table = Table(title="three-way confusion counts (95% CI)", show_header=True)
+    for h in head:
+        table.add_column(h, justify="left" if h == head[0] else "right")
+    for row in body:
+        table.add_row(*row)
+    return table

@@ -323,10 +323,12 @@ def run_judge_eval(
     model's identity with sha256, null for a judge without a model), bootstrap 95 % CIs over pairs (``ci``,
     ``resamples`` and ``seed``), the ``confusion`` counts, and ``data_fit``: how many pairs the judge cannot judge
     by its nature, and why (the triple judge reads only "property: value" claims), which explains an
-    ``unparseable`` share."""
+    ``unparseable`` share. A three-way judge on three-way gold labels adds ``three_way`` (``judges/meta_three.py``):
+    three-class balanced accuracy, per-class F1 and confusion counts, each with its CI."""
     from .. import __version__
     from ..stats import DEFAULT_LEVEL
     from .meta_figures import confusion, data_fit, figure_cis, judge_identity
+    from .meta_three import three_way_figures
 
     if pairs is None:
         pairs = load_pairs(data, limit)
@@ -373,6 +375,9 @@ def run_judge_eval(
             "bad_line_examples": [{"line": n, "reason": r} for n, r in pairs.bad_lines[:20]],
         }
     )
+    three = three_way_figures(judge, golds, judged, resamples=resamples, seed=seed)
+    if three is not None:
+        results["three_way"] = three
     if prompt_version:
         results["prompt_version"] = prompt_version
     write_results(out, results)

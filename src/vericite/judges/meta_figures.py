@@ -197,10 +197,36 @@ def judge_eval_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
         n = results.get("n_scored") if name == "roc_auc" else results.get("n")
         rows.append({"metric": name, "value": value, "ci": ci if value is not None else None, "n": n,
                      "judge": results.get("judge"), "higher_is_better": hib, "reason": reason})
+    return rows + three_way_rows(results)
+
+
+#: the three-way rows (a three-way judge on three-way gold labels): (row name, path in ``three_way``, CI key)
+_ROWS_3: list[tuple[str, tuple[str, ...], str]] = [
+    ("balanced_accuracy_3way", ("balanced_accuracy",), "balanced_accuracy"),
+    ("f1_supports_3way", ("per_class_f1", "supports", "f1"), "f1_supports"),
+    ("f1_refutes_3way", ("per_class_f1", "refutes", "f1"), "f1_refutes"),
+    ("f1_not_enough_info_3way", ("per_class_f1", "not_enough_info", "f1"), "f1_not_enough_info"),
+]
+
+
+def three_way_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The rows of results.json's ``three_way`` figures (none when it has none: a judge with other labels)."""
+    three = results.get("three_way")
+    if not isinstance(three, Mapping):
+        return []
+    cis = three.get("ci") if isinstance(three.get("ci"), Mapping) else {}
+    rows = []
+    for name, path, ci_key in _ROWS_3:
+        value = _dig(three, path)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            value = None
+        reason = None if value is not None else str(three.get(f"{path[0]}_note") or "undefined: no pair of the class")
+        rows.append({"metric": name, "value": value, "ci": cis.get(ci_key) if value is not None else None,
+                     "n": three.get("n"), "judge": results.get("judge"), "higher_is_better": True, "reason": reason})
     return rows
 
 
 __all__ = [
     "confusion", "data_fit", "figure_cis", "folder_sha256", "judge_eval_rows", "judge_identity",
-    "judge_model_identity", "predictions",
+    "judge_model_identity", "predictions", "three_way_rows",
 ]
