@@ -135,6 +135,11 @@ def test_judge_eval_results_keys(doc, tmp_path):
     res = judge_eval("--judge", "llm:fake", "--data", data, "--out", tmp_path / "l")
     check(doc["judge-eval"], set(res), "judge-eval results.json (LLM judge)", conditions=("LLM judges",))
     assert set(res["judge_usage"]["fake"]) == set(re.findall(r'"(\w+)"', WHAT[("judge-eval", "judge_usage")])) - {"uncounted_calls", "model"}
+    assert "three_way" not in res
+    res = judge_eval("--judge", "fake-3way", "--data", data, "--out", tmp_path / "3")
+    check(doc["judge-eval"], set(res), "judge-eval results.json (three-way judge)", conditions=("three-way judges",))
+    documented_three = set(re.findall(r'"(\w+)"', WHAT[("judge-eval", "three_way")]))
+    assert set(res["three_way"]) | set(res["three_way"]["ci"]) | set(res["three_way"]["per_class_f1"]["refutes"]) | set(res["three_way"]["labels"]) == documented_three
 
 
 def test_judge_eval_alce_results_keys(doc, tmp_path):
