@@ -30,6 +30,10 @@ FIGURE_NAMES = {
     "unparseable": "unparseable",
     "failed": "failed",
     "pairs_per_second": "pairs/s",
+    "balanced_accuracy_3way": "balanced accuracy (3-way)",
+    "f1_supports_3way": "F1 supports (3-way)",
+    "f1_refutes_3way": "F1 refutes (3-way)",
+    "f1_not_enough_info_3way": "F1 not_enough_info (3-way)",
 }
 
 
@@ -131,6 +135,27 @@ def confusion_block(results: Mapping[str, Any]) -> str:
     )
 
 
+def three_way_confusion_block(results: Mapping[str, Any]) -> str:
+    """A three-way judge on three-way gold labels (``three_way``): gold class -> the judge's label, with CIs."""
+    three = results.get("three_way")
+    if not isinstance(three, Mapping) or not isinstance(three.get("confusion"), Mapping):
+        return ""
+    labels = [str(x) for x in three.get("labels") or ()]
+    cols = [*labels, "abstained"]
+    cis = (three.get("ci") or {}).get("confusion") or {}
+    trs = []
+    for gold in labels:
+        row = three["confusion"].get(gold) if isinstance(three["confusion"].get(gold), Mapping) else {}
+        ci = cis.get(gold) if isinstance(cis.get(gold), Mapping) else {}
+        cells = "".join(f'<td class="num">{fmt(row.get(c))} {_ci_html(ci.get(c))}</td>' for c in cols)
+        trs.append(f'<tr data-gold="{esc(gold)}"><th>gold {esc(gold)}</th>{cells}</tr>')
+    head = "".join(f"<th>judge: {esc(c)}</th>" for c in cols[:-1]) + "<th>abstained</th>"
+    return (
+        '<h3>Three-way confusion counts (95% CI)</h3><table class="grid-table" id="judge-confusion-3way"><thead><tr>'
+        f'<th>gold</th>{head}</tr></thead><tbody>{"".join(trs)}</tbody></table>'
+    )
+
+
 def by_label_block(results: Mapping[str, Any]) -> str:
     pc = results.get("per_class_f1")
     by = pc.get("by_label") if isinstance(pc, Mapping) else None
@@ -211,7 +236,7 @@ def alce_human_block(results: Mapping[str, Any]) -> str:
 def judge_eval_section(results: Mapping[str, Any]) -> str:
     if results.get("task") == "alce-human":
         return _section("judge-eval", "Judge evaluation", judge_block(results) + alce_human_block(results))
-    body = judge_block(results) + figures_block(results) + confusion_block(results) + by_label_block(results) + data_block(results)
+    body = judge_block(results) + figures_block(results) + confusion_block(results) + three_way_confusion_block(results) + by_label_block(results) + data_block(results)
     return _section("judge-eval", "Judge evaluation", body)
 
 

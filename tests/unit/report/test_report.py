@@ -293,6 +293,25 @@ def test_judge_eval_folder_gets_its_own_page(tmp_path):
     data_rows = {tr.children[0].all_text(): tr.children[1].all_text() for tr in dom.find_all("table", cls="judge-data")[0].iter() if tr.tag == "tr"}
     assert data_rows["data"] == str(data) and data_rows["pairs judged"] == "12" and data_rows["bad lines skipped"] == "1"
     assert not [n for n in dom.root.iter() if n.tag in ("script", "b") and n.parent.tag != "body"]  # escaped, nothing injected
+    assert not dom.find_all(id="judge-confusion-3way") and "balanced_accuracy_3way" not in figures  # a two-label judge
+
+
+def test_judge_eval_page_of_a_three_way_judge_shows_its_three_way_figures(tmp_path):
+    from vericite import registry
+    from vericite.judges.meta import run_judge_eval
+
+    rows = [("Ann was born in Rome.", "Ann was born in Rome.", "supports"), ("Ann was born in Rome.", "Ann was not born in Rome.", "refutes"),
+            ("Ann was born in Rome.", "Bob likes cats.", "not_enough_info"), ("Ann was born in Rome.", "Ann was born in Paris.", "refutes")]
+    data = tmp_path / "p.jsonl"
+    data.write_text("".join(json.dumps({"evidence": e, "claim": c, "label": g}) + "\n" for e, c, g in rows), encoding="utf-8")
+    res = run_judge_eval(registry.create("judges", "fake-3way"), data, tmp_path / "j", resamples=50)
+    r = CliRunner().invoke(__import__("vericite.cli.main", fromlist=["cli"]).cli, ["report", str(tmp_path / "j")])
+    assert r.exit_code == 0, r.output
+    dom = Dom((tmp_path / "j" / "report.html").read_text(encoding="utf-8"))
+    figures = {r.attrs["data-figure"]: [c.all_text() for c in r.children if c.tag == "td"] for r in dom.by_id("judge-eval").iter() if r.tag == "tr" and "figure" in r.classes}
+    assert figures["f1_refutes_3way"][:2] == ["F1 refutes (3-way)", f"{res['three_way']['per_class_f1']['refutes']['f1']:.3f}"]
+    conf = {tr.attrs["data-gold"]: [c.all_text() for c in tr.children if c.tag == "td"] for tr in dom.by_id("judge-confusion-3way").iter() if tr.tag == "tr" and "data-gold" in tr.attrs}
+    assert [x.split(" ")[0] for x in conf["refutes"]] == ["0", "1", "1", "0"]
 
 
 
