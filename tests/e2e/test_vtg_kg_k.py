@@ -64,3 +64,20 @@ def test_a_run_written_before_kg_k_resumes(tmp_path, store):
     r = CliRunner().invoke(cli, ["generate", "--method", "vtg", "--dataset", str(tmp_path / "q.jsonl"), "--store", str(store), "--model", "fake",
                                  "--judge", "fake", "--trials", "1", "--out", str(tmp_path / "r"), "-q", "--no-cache", "--resume", "--method-arg", "kg_k=1"])  # fmt: skip
     assert r.exit_code != 0 and "kg_k" in r.output and "Traceback" not in r.output  # another run: refused in one line
+
+
+def test_run_with_k_and_a_store_in_its_config_says_the_same_line(tmp_path, store, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    questions(tmp_path, "Who is Ann Smith?")
+
+    def run(name, args):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\ndataset: q.jsonl\nmodel: fake\njudge: fake\ntask: alce\nresamples: 20\nmethod: vtg\n"
+            f"method_args: {{{args}, trials: 1, verifier_judge: fake, store: {json.dumps(str(store))}}}\n", encoding="utf-8")
+        r = CliRunner().invoke(cli, ["run", f"{name}.yaml", "--out", name, "-q", "--no-cache"])
+        assert r.exit_code == 0, r.output
+        return r.stderr
+
+    assert run("k", "k: 1").count(VTG_K_WITH_STORE) == 1
+    assert VTG_K_WITH_STORE not in run("kg", "k: 1, kg_k: 1")
+    assert VTG_K_WITH_STORE not in run("plain", "queries: 2")

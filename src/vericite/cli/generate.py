@@ -67,7 +67,7 @@ VTG_K_WITH_STORE = (
 
 
 def vtg_k_note(cfg: Any) -> None:
-    """One line on stderr when ``k`` was given (``--k`` or ``--method-arg k=``) to vtg with a graph store and no
+    """One line on stderr when ``k`` was given (``--k``, ``--method-arg k=``, or `vericite run`'s config) to vtg with a graph store and no
     ``kg_k``: k bounds documents only (the run goes on as given; the manifest records k as it always did)."""
     args = cfg.method_args or {}
     if cfg.method == "vtg" and "k" in args and args.get("store") and args.get("kg_k") is None:
