@@ -27,68 +27,28 @@ verified citations as they are (at most ``at_most_citations``: the memory verifi
 first three). ``simplifier_batch`` (default false) has the simplifier judge every check it could make next in one
 judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check, more pairs judged when a
 round's first check removes; docs/benchmarks.md). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
+The options and the registry factory are ``vtg_build.py``'s (re-exported here).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, ClassVar, Literal, Sequence
+from typing import Any, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from ..errors import VericiteError, validation_message
+from ..errors import VericiteError
 from ..models.usage import metered, metering
 from ..totals import status_totals
 from ..types import GenParams, Passage, Sample, Usage
 from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
+from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_memory import MEMORY_RULE, Memory
 from .vtg_trace import COMPONENTS, PROBLEMS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
-DEFAULT_MODEL = "qwen2.5-coder-1.5b"
-#: how deep the index is searched for the evidence finder (documents already in D_L are skipped)
-INDEX_DEPTH = 50
-
-
-class VtgOptions(BaseModel):
-    """VTG's options (``--method-arg KEY=VALUE``; ``--k``, ``--queries``, ``--docs-per-query``, ``--trials``,
-    ``--judge``, ``--no-query-generation``, ``--no-verifier``, ``--no-simplifier``, ``--index``, ``--retriever``,
-    ``--max-tokens``, ``--temperature`` as flags)."""
-
-    model_config = ConfigDict(extra="forbid")
-    #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k",)
-
-    k: int = Field(default=5, ge=1)  # documents in D_L at the start
-    kg_k: int | None = Field(default=None, ge=1)  # a memory of triples: D_L = the top kg_k re-ranked triples (None: all), the rest left to the evidence finder
-    queries: int = Field(default=2, ge=1)  # M
-    docs_per_query: int = Field(default=2, ge=1)  # N
-    trials: int = Field(default=3, ge=0)  # T: evidence-finder rounds per sentence
-    max_sentences: int = Field(default=6, ge=1)
-    min_sentences: int = Field(default=1, ge=1)  # End. is offered from the min_sentences-th sentence on
-    sentence_prompt: Literal["vtg-sentence@2", "vtg-sentence@3"] = "vtg-sentence@2"
-    query_generation: bool = True
-    verifier: bool = True
-    simplifier: bool = True
-    simplifier_batch: bool = False  # one judge call per round of the simplifier's checks (same removals as one per check)
-    verifier_judge: str | None = None  # default: llm:<the method's model>, on the method's own backend
-    memory_words: int = Field(default=1500, ge=1)
-    at_most_citations: int = Field(default=3, ge=1)
-    documents: Literal["auto", "given", "retrieve"] = "auto"
-    index: str | None = None
-    store: str | None = None  # a graph store: memory of triples, D_L and the evidence finder by KaLMA's retrieval
-    knowledge: Literal["auto", "given", "retrieve"] = "auto"  # triples: the question's own, or retrieved from store
-    retriever: str = "bm25"
-    subtask: Literal["auto", "asqa", "qampari", "eli5"] = "auto"
-    max_tokens: int = Field(default=100, ge=1)  # the sentence generator's
-    cite_max_tokens: int = Field(default=150, ge=1)
-    queries_max_tokens: int = Field(default=120, ge=1)
-    temperature: float = Field(default=0.5, ge=0.0)
-    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
 
 
 def with_citations(sentence: str, numbers: Sequence[int]) -> str:
@@ -414,52 +374,3 @@ class _MeteredJudge:
         self.tracer.count("judge_errors")
         self.tracer.judge_error = self.tracer.judge_error or why
         return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]
-
-
-def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any = None, **method_args: Any) -> VtgMethod:
-    """Registry factory: ``vtg:<model>`` (default qwen2.5-coder-1.5b), or ``backend=`` a ready one; ``judge`` and
-    ``retriever`` (when not a string) ready objects instead of those the options name."""
-    from ..models import model_loader
-    from ..registry import create
-
-    retriever = None
-    if not isinstance(method_args.get("retriever", ""), str):
-        retriever = method_args.pop("retriever")
-    try:
-        opts = VtgOptions(**method_args)
-    except ValidationError as e:
-        raise VericiteError(f"method vtg: invalid {validation_message(e)}") from None
-    if opts.documents == "retrieve" and retriever is None and not opts.index:
-        raise VericiteError("method vtg: documents=retrieve needs an index: pass --index DIR (see `vericite docs index`)")
-    model = arg or DEFAULT_MODEL
-    if backend is None:
-        backend = model_loader(ctx)(model)
-    if retriever is None and opts.index and opts.documents != "given":
-        spec = opts.retriever if ":" in opts.retriever else f"{opts.retriever}:{opts.index}"
-        retriever = create("retrievers", spec, ctx, k=max(INDEX_DEPTH, opts.k))
-    kg_retriever = store = None
-    if opts.store and opts.knowledge != "given":
-        from ..knowledge.retrieval import KalmaRetriever
-        from ..knowledge.store import open_store
-
-        store = open_store(opts.store)  # read-only, as KaLMA's
-        kg_retriever = KalmaRetriever(store)
-    elif opts.knowledge == "retrieve":
-        raise VericiteError("method vtg: knowledge=retrieve needs a graph: pass --store DIR (see `vericite kg load`)")
-    if judge is None:
-        spec = opts.verifier_judge
-        if spec is None or spec == f"llm:{model}":
-            from ..judges.llm import LLMJudge
-
-            judge = LLMJudge(backend)
-        else:
-            judge = create("judges", spec, ctx)
-    return VtgMethod(backend, opts, judge=judge, seed=seed, retriever=retriever, kg_retriever=kg_retriever, store=store)
-
-
-def from_spec(arg: str, *, ctx: Any, **kwargs: Any) -> VtgMethod:
-    """Registry factory: ``vtg:<model>`` (see :func:`build`)."""
-    return build(arg, ctx=ctx, **kwargs)
-
-
-from_spec.options_model = VtgOptions  # type: ignore[attr-defined]  # (protocols.MethodOptions)
