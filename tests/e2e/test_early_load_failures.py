@@ -240,3 +240,37 @@ def test_a_run_with_a_reader_of_an_unknown_model_fails_before_it_generates(tmp_p
     r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
     one_line_failure(r, "reader", "no-such-model", "unknown")
     assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+
+
+def test_a_run_whose_reader_model_file_is_missing_fails_before_it_generates(tmp_path, monkeypatch):
+    # a known model (a registered embedded one, llamacpp:<path>) whose file is missing was found only when the first
+    # evaluation loaded it, after level 0's generation
+    from vericite.models import provision
+
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "answer"}) + "\n" for x in ALCE), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    base = f"name: t\ndataset: {data}\nmodel: fake\nmethod: vanilla\ntask: alce-short\njudge: fake\nresamples: 5\n"
+    cfg.write_text(base + f"reader: llm:llamacpp:{tmp_path / 'no-such.gguf'}\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "reader", "no-such.gguf", "not found")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+    monkeypatch.setattr(provision.ModelSpec, "is_installed", lambda self: False)
+    cfg.write_text(base + "reader: llm:smollm2-135m\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run2"), "--no-cache", "-q"])
+    one_line_failure(r, "reader", "smollm2-135m", "is not installed")
+    assert not list((tmp_path / "run2").rglob("samples.jsonl"))
+
+
+def test_a_conner_run_whose_lm_file_is_missing_fails_before_it_generates(tmp_path):
+    # CONNER's lm (its LM measures and validity's reader) is loaded by the evaluation's suite, after the generation
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"What is the capital of land {i}?"}) + "\n" for i in range(3)), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nmethod: conner-knowledge\ntask: conner\njudge: fake-3way\n"
+                   f"lm: llamacpp:{tmp_path / 'no-lm.gguf'}\nrelevance_model: fake\nresamples: 5\n", encoding="utf-8")  # fmt: skip
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "LM", "no-lm.gguf", "not found")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("lm: llamacpp:", "lm: no-such-model #"), encoding="utf-8")
+    one_line_failure(CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run2"), "--no-cache", "-q"]), "LM", "no-such-model")

@@ -188,7 +188,18 @@ class ConnerTask:
         """Loads now the relevance model its suites score with (none when ``--metrics`` leaves relevance out):
         ``vericite run`` calls it before it generates, so a model that cannot be loaded is one line before the
         generation, not after it (``evaluate`` loads it before the first answer is judged:
-        ``ConnerMetric.preload``); the suites then use that instance."""
+        ``ConnerMetric.preload``); the suites then use that instance. The ``lm`` (the LM measures' model and
+        validity's reader) is checked too, without loading it (``models.check_model``): an unknown name, or a known
+        one whose file is missing, is one line before the generation."""
+        lm = getattr(settings, "lm", None)
+        if lm:
+            from ..errors import load_failure
+            from ..models import check_model
+
+            try:
+                check_model(lm)
+            except VericiteError as e:
+                raise load_failure(f"the LM {lm} (lm: CONNER's LM measures and validity's reader)", e) from None
         scorer = self.relevance_scorer(settings, ctx)
         if scorer is not None:
             scorer.load()
