@@ -19,6 +19,23 @@ DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 INDEX_DEPTH = 50
 
 
+#: said when vtg is given k with a store (``--k`` with ``--store``, or a run's config or experiment level): k is the
+#: documents' long-term memory, not the triples'
+VTG_K_WITH_STORE = (
+    "warning: vtg: --k is not applied to a memory of triples (--store): its long-term memory starts with all of KaLMA's "
+    "retrieval; to keep only the top N re-ranked triples there (the rest left to the evidence finder), give --method-arg kg_k=N"
+)
+
+
+def k_with_store_note(method: str | None, method_args: dict[str, Any] | None) -> str | None:
+    """:data:`VTG_K_WITH_STORE` when ``k`` is given to vtg with a graph store and no ``kg_k`` (k bounds documents
+    only; the run goes on as given, its manifest records k as it always did), else None."""
+    args = method_args or {}
+    if method == "vtg" and "k" in args and args.get("store") and args.get("kg_k") is None:
+        return VTG_K_WITH_STORE
+    return None
+
+
 class VtgOptions(BaseModel):
     """VTG's options (``--method-arg KEY=VALUE``; ``--k``, ``--queries``, ``--docs-per-query``, ``--trials``,
     ``--judge``, ``--no-query-generation``, ``--no-verifier``, ``--no-simplifier``, ``--index``, ``--retriever``,
