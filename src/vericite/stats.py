@@ -57,6 +57,20 @@ def f1_of(precision: Statistic, recall: Statistic) -> Statistic:
     return stat
 
 
+def precision_recall_f1(tp: int, fp: int, fn: int) -> dict[str, float | int | None]:
+    """One class's precision, recall, F1 and support (tp + fn) from its counts: precision null when the class was
+    never predicted (tp + fp = 0), recall null when it never occurs (tp + fn = 0); F1 then 0.0 when the other
+    count is not empty (a class missed or only said wrongly), null when all three counts are 0. The binary and the
+    three-way judge-eval figures share it (``judges/meta.py``, ``judges/meta_three.py``)."""
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    if precision is None or recall is None:
+        f1 = None if (tp + fp + fn) == 0 else 0.0
+    else:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "support": tp + fn}
+
+
 def point(statistic: Statistic, n_items: int) -> float | None:
     """The statistic on the corpus itself (every item once); None where undefined."""
     v = float(statistic(np.ones((1, n_items)))[0])

@@ -21,9 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of, ratio_of_sums
+from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of, precision_recall_f1, ratio_of_sums
 from ..types import Judgement
-from .meta import _prf
 
 LABELS = ("supports", "refutes", "not_enough_info")
 ABSTAINED = "abstained"
@@ -75,7 +74,7 @@ def three_way_figures(
         tp = sum(1 for g, p in zip(gold, preds) if g == c and p == c)
         fp = sum(1 for g, p in zip(gold, preds) if g != c and p == c)
         fn = sum(1 for g, p in zip(gold, preds) if g == c and p != c)
-        per_class[c] = _prf(tp, fp, fn)
+        per_class[c] = precision_recall_f1(tp, fp, fn)
         if tp + fn:
             recalls.append(tp / (tp + fn))
     missing = [c for c in LABELS if c not in gold]
