@@ -19,7 +19,6 @@ evaluated again. A level's generation is continued only with the settings and me
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +26,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import DataError, VericiteError, validation_message
+from ..progress import warn
 from ..totals import token_totals
 from ..types import Usage
 from .config import RunConfig, build_config
@@ -118,13 +118,13 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
 
     for said in dict.fromkeys(k_with_store_note(g.method, g.method_args) for g in level_gens.values()):
         if said:
-            print(said, file=sys.stderr, flush=True)
+            warn(said)
     eval_cfg = cfg.evaluation()  # every model of the run: the same server, limits, cache
     config = cfg.record()
     task = load_task(eval_cfg.task)
     ignored = ignored_note(ignored_settings(cfg, task), task)  # a config's evidence_index for kalma: said, not an error
     if ignored:
-        print(ignored, file=sys.stderr, flush=True)
+        warn(ignored)
     preload = getattr(task, "preload", None)
     if callable(preload):  # a model the evaluation loads late (CONNER's relevance model): one line now, not after generating
         from ..registry import BuildContext
