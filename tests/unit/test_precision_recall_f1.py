@@ -23,3 +23,18 @@ def test_the_judge_eval_figures_import_no_private_helper_of_another_module():
         tree = ast.parse((Path(judges.__file__).parent / name).read_text(encoding="utf-8"))
         private = [a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
         assert private == [], (name, private)
+
+
+def test_f1_of_counts_is_the_point_f1_on_every_resample_and_counts_intervals_are_whole():
+    import numpy as np
+
+    from vericite.stats import bootstrap_cis, f1_of_counts
+
+    for tp, fp, fn in ((3, 1, 1), (0, 0, 2), (0, 2, 0), (2, 0, 0)):
+        t, f, m = [1.0] * tp + [0.0] * (fp + fn), [0.0] * tp + [1.0] * fp + [0.0] * fn, [0.0] * (tp + fp) + [1.0] * fn
+        assert f1_of_counts(t, f, m)(np.ones((1, len(t))))[0] == precision_recall_f1(tp, fp, fn)["f1"]
+    assert np.isnan(f1_of_counts([0.0], [0.0], [0.0])(np.ones((1, 1))))[0]
+    v = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+    cis = bootstrap_cis({"count": lambda w: w @ v, "share": lambda w: (w @ v) / 7}, 7, resamples=200, counts=["count"])
+    lo, hi = cis["count"]
+    assert isinstance(lo, int) and isinstance(hi, int) and lo <= 4 <= hi

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of, precision_recall_f1, ratio_of_sums
+from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of_counts, precision_recall_f1, ratio_of_sums
 from ..types import Judgement
 
 LABELS = ("supports", "refutes", "not_enough_info")
@@ -95,11 +95,11 @@ def three_way_figures(
 
     stats: dict[str, Statistic] = {"balanced_accuracy": balanced}
     for c in LABELS:
-        stats[f"f1_{c}"] = f1_of(ratio_of_sums(g_is[c] * p_is[c], p_is[c]), rec[c])
+        stats[f"f1_{c}"] = f1_of_counts(g_is[c] * p_is[c], (1 - g_is[c]) * p_is[c], g_is[c] * (1 - p_is[c]))  # as the point figure
     for g in LABELS:
         for p in (*LABELS, None):
             stats[f"confusion/{g}/{p or ABSTAINED}"] = count(g_is[g] * p_is[p])
-    raw = bootstrap_cis(stats, n, resamples=resamples, seed=seed)
+    raw = bootstrap_cis(stats, n, resamples=resamples, seed=seed, counts=[k for k in stats if k.startswith("confusion/")])
     cis = {k: ([lo, hi] if lo is not None and hi is not None else None) for k, (lo, hi) in raw.items()}
     ci: dict[str, Any] = {k: v for k, v in cis.items() if not k.startswith("confusion/")}
     ci["confusion"] = {g: {p: cis[f"confusion/{g}/{p}"] for p in (*LABELS, ABSTAINED)} for g in LABELS}
