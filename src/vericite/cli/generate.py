@@ -61,13 +61,11 @@ def vtg_flags(opts: dict[str, Any]) -> None:
 
 
 def vtg_k_note(cfg: Any) -> None:
-    """One line on stderr when ``k`` was given (``--k``, ``--method-arg k=``) to vtg with a graph store and no
-    ``kg_k``: k bounds documents only (``generate/vtg_build.py: k_with_store_note``; `vericite run` says it once per
-    distinct line over its levels, ``runs/runner.py``)."""
-    from ..generate.vtg_build import k_with_store_note
-
-    said = k_with_store_note(cfg.method, cfg.method_args)
-    if said:
+    """The method's notes on its options, one warning line each (``GenerateConfig.method_notes``): VTG given ``k``
+    (``--k``, ``--method-arg k=``) with a graph store and no ``kg_k``: k bounds documents only
+    (``generate/vtg_build.py: k_with_store_note``; `vericite run` says them once per distinct line over its levels,
+    ``runs/runner.py``)."""
+    for said in cfg.method_notes():
         click.secho(said, fg="yellow", err=True)
 
 

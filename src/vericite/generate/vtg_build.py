@@ -45,6 +45,12 @@ class VtgOptions(BaseModel):
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
     recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k",)
 
+    @classmethod
+    def notes(cls, method_args: dict[str, Any]) -> list[str]:
+        """What the given options are warned about (``protocols.MethodOptions``): k with a store (k_with_store_note)."""
+        said = k_with_store_note("vtg", method_args)
+        return [said] if said else []
+
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
     kg_k: int | None = Field(default=None, ge=1)  # a memory of triples: D_L = the top kg_k re-ranked triples (None: all), the rest left to the evidence finder
     queries: int = Field(default=2, ge=1)  # M

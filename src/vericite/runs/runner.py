@@ -113,12 +113,10 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     level_gens = {str(level): _level_generation(gen_cfg, exp, level) for level in levels}
     for g in level_gens.values():
         g.checked_method_options()
-    # what a level's generation is warned about (vtg given k with a store), said once per distinct line over the levels
-    from ..generate.vtg_build import k_with_store_note
-
-    for said in dict.fromkeys(k_with_store_note(g.method, g.method_args) for g in level_gens.values()):
-        if said:
-            warn(said)
+    # what a level's generation is warned about (its method's notes: vtg given k with a store), said once per
+    # distinct line over the levels
+    for said in dict.fromkeys(n for g in level_gens.values() for n in g.method_notes()):
+        warn(said)
     eval_cfg = cfg.evaluation()  # every model of the run: the same server, limits, cache
     config = cfg.record()
     task = load_task(eval_cfg.task)
