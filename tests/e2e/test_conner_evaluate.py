@@ -330,3 +330,21 @@ def test_a_run_that_did_not_measure_relevance_records_no_relevance_model_and_sti
     (tmp_path / "some" / "results.json").write_text(json.dumps(some), encoding="utf-8")
     r = CliRunner().invoke(cli, ["compare", str(tmp_path / "all"), str(tmp_path / "some")])
     assert r.exit_code != 0 and "conner.relevance_model" in r.output, r.output
+
+
+def test_a_run_that_did_not_measure_coherence_paragraph_records_no_coherence_model_and_still_compares(tmp_path):
+    # --metrics without coherence_paragraph: conner:coherence_model is neither loaded nor recorded (null), so compare
+    # reads it only when both runs record one; two runs with different coherence models are still not compared
+    p = write(tmp_path, LINES[:2])
+    for name, extra in (("all", []), ("some", ["--metrics", "factuality,relevance"])):
+        r = CliRunner().invoke(cli, ["evaluate", "--task", "conner:coherence_model=fake", "-i", str(p), "-o", str(tmp_path / name), *FAKES, *extra])
+        assert r.exit_code == 0, r.output
+    some = json.loads((tmp_path / "some" / "results.json").read_text())
+    assert some["evaluation"]["conner"]["coherence_paragraph_model"] is None
+    assert json.loads((tmp_path / "all" / "results.json").read_text())["evaluation"]["conner"]["coherence_paragraph_model"].startswith("fake-scorer@1")
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "all"), str(tmp_path / "some"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    some["evaluation"]["conner"]["coherence_paragraph_model"] = "other-scorer@1: the sigmoid of its score for (query, knowledge)"
+    (tmp_path / "some" / "results.json").write_text(json.dumps(some), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "all"), str(tmp_path / "some")])
+    assert r.exit_code != 0 and "conner.coherence_paragraph_model" in r.output, r.output

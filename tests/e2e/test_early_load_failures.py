@@ -73,6 +73,23 @@ def test_a_coherence_model_that_cannot_be_loaded_fails_before_any_judge_call(tmp
     assert cut.calls == 0
 
 
+def test_a_coherence_model_is_neither_loaded_nor_recorded_when_metrics_leaves_coherence_paragraph_out(tmp_path, monkeypatch):
+    # it was built (an unloadable one failed the evaluation) and its id recorded though nothing scored with it
+    cut = Cut(monkeypatch)
+    task = "conner:coherence_model=hf:/no/such/coherence-model"
+    common = ["-i", str(lines(tmp_path, CONNER)), "-q", "--resamples", "10", "--judge", "fake-3way", "--lm", "fake", "--relevance-model", "none"]
+    r = CliRunner().invoke(cli, ["evaluate", "--task", task, *common, "-o", str(tmp_path / "f"), "--metrics", "factuality,coherence_sentence"])
+    assert r.exit_code == 0 and "coherence model" not in r.output, r.output
+    res = json.loads((tmp_path / "f" / "results.json").read_text())
+    ev = res["evaluation"]["conner"]
+    assert ev["coherence_paragraph_model"] is None and "coherence_paragraph" not in res["metrics"]
+    assert not [d for d in ev["deviations"] if d.startswith("coherence_paragraph")], ev["deviations"]
+    calls = cut.calls
+    r = CliRunner().invoke(cli, ["evaluate", "--task", task, *common, "-o", str(tmp_path / "g"), "--metrics", "factuality,coherence_paragraph"])
+    one_line_failure(r, "coherence model hf:/no/such/coherence-model", "conner:coherence_model")
+    assert cut.calls == calls  # still before any judge call when it is measured
+
+
 def test_relevance_model_none_is_not_loaded(tmp_path, monkeypatch):
     monkeypatch.setitem(onnx.FILES, "reranker_en", {**onnx.FILES["reranker_en"], "model.onnx": "0" * 64})
     r = conner(tmp_path, "--relevance-model", "none")

@@ -124,9 +124,9 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
     # evaluation.conner's settings, each compared; not ``deviations``: what it notes follows from the others (the
     # coherence model), the family's version (its reader's prompt) and the inputs (WoW's query), which compare checks
     # on their own, so an evaluation recorded before a deviation was noted still compares with one recorded after
-    # (the relevance model only when both runs record it: one that did not measure relevance records none, and its
-    # relevance is then shown as not computed)
-    compared_settings: dict[str, str | None] = {f"conner.{k}": f"conner.{k}" if k == "relevance_model" else None for k in SETTINGS}
+    # (the relevance and paragraph-coherence models only when both runs record one: a run that did not measure
+    # relevance, or coherence_paragraph, records none, and that measure is then shown as not computed)
+    compared_settings: dict[str, str | None] = {f"conner.{k}": f"conner.{k}" if k in ("relevance_model", "coherence_paragraph_model") else None for k in SETTINGS}
     allowed_differences: tuple[Any, ...] = ()
 
     def __init__(
@@ -203,8 +203,9 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         ``RelevanceScorer.load``): the evaluation's driver calls it before any answer is judged
         (``evaluate/pipeline.py``), so a model that cannot be loaded is one line then, not after the judging; not
         when ``--metrics`` leaves relevance out (nothing scores with it, :meth:`settings` records no id). A plugged
-        discourse-coherence model (``conner:coherence_model``) is built now for the same reason."""
-        for scorer in (self.scorer if "relevance" in self.names else None, self.coherence):
+        discourse-coherence model (``conner:coherence_model``) is built now for the same reason, and likewise only
+        when coherence_paragraph is measured."""
+        for scorer in (self.scorer if "relevance" in self.names else None, self.coherence if "coherence_paragraph" in self.names else None):
             load = getattr(scorer, "load", None)
             if callable(load):
                 load()
@@ -223,17 +224,17 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             "shuffles": self.shuffles,
             "unrelated": self.unrelated,
             "q_know_gamma": dict(zip(Q_KNOW, self.gamma)),
-            "coherence_paragraph_model": self._coherence_model(),
+            "coherence_paragraph_model": self._coherence_model() if "coherence_paragraph" in self.names else None,  # only when used
             "deviations": self.deviations(samples),
         }
 
     def deviations(self, samples: Sequence[Any] = ()) -> list[str]:
         """Where this evaluation departs from CONNER, in words (results.json ``evaluation.conner.deviations``): the
-        sentence-order test for paragraph coherence (no ``coherence`` model); with validity or answer_em, the
+        sentence-order test for paragraph coherence (when it is measured, with no ``coherence`` model); with validity or answer_em, the
         reader's prompt (vericite's zero-shot :data:`READER_PROMPT`, not CONNER's few-shot answer templates of
         Table 13); over WoW-shaped ``samples`` (:func:`dialogue_queries`), the query is the dialogue history."""
         out = []
-        if self.coherence is None:
+        if self.coherence is None and "coherence_paragraph" in self.names:
             out.append(COHERENCE_DEVIATION)
         if {"validity", "answer_em"} & set(self.names):
             out.append(READER_DEVIATION)

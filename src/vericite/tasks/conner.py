@@ -10,7 +10,8 @@ Options of the spec: ``conner:aggregation=max,sentence_context=sentence,shuffles
 ``gamma=0.4/0.2/0.2/0.2``: Q_know's weights of factuality, relevance, coherence_paragraph and informativeness (§5;
 equal by default), the per-item ``q_know`` it records; ``coherence_model=<pair scorer>``: paragraph coherence's
 discourse model (a registered pair scorer, e.g. a plugin's Coherence-Momentum; the sigmoid of its score for (query,
-knowledge)), by default the LM's sentence-order test (a recorded deviation).
+knowledge)), by default the LM's sentence-order test (a recorded deviation); built, loaded and recorded only when
+coherence_paragraph is measured (not when ``--metrics`` leaves it out), as the relevance model.
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
@@ -238,6 +239,9 @@ class ConnerTask:
         scorer = self.relevance_scorer(settings, ctx)
         options = dict(self.options)
         coherence_name = options.pop("coherence_model", None)
+        wanted = getattr(settings, "metrics", None)
+        if wanted and "coherence_paragraph" not in wanted:
+            coherence_name = None  # nothing scores with it: neither loaded nor recorded, as the relevance model
         coherence = RelevanceScorer(coherence_name, ctx, "coherence model {spec} (conner:coherence_model)") if coherence_name else None
         index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))

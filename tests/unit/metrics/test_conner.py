@@ -319,6 +319,25 @@ def test_paragraph_coherence_takes_a_pluggable_discourse_model():
     assert default["coherence_paragraph_model"] == "sentence-order test of fake" and "Coherence-Momentum" in default["deviations"][0]
 
 
+def test_a_coherence_model_is_neither_loaded_nor_recorded_when_coherence_paragraph_is_not_measured():
+    class Loading(FakePairScorer):
+        loads = 0
+
+        def load(self):
+            Loading.loads += 1
+            return self
+
+    m = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(), scorer=None, coherence=Loading(), metrics=["factuality"])
+    m.preload()
+    st = m.settings()
+    assert Loading.loads == 0 and st["coherence_paragraph_model"] is None and st["deviations"] == []
+    # the LM's order test is not noted either when coherence_paragraph is not measured
+    assert ConnerMetric(ThreeWayJudge(), lm=FakeBackend(), metrics=["factuality"]).settings()["coherence_paragraph_model"] is None
+    measured = ConnerMetric(ThreeWayJudge(), lm=FakeBackend(), scorer=None, coherence=Loading(), metrics=["coherence_paragraph"])
+    measured.preload()
+    assert Loading.loads == 1 and measured.settings()["coherence_paragraph_model"].startswith("fake-scorer@1")
+
+
 def test_an_items_own_evidence_is_used_whole_not_cut_to_evidence_k():
     # "evidence per sentence = the item's evidence or the top 10 passages retrieved from --index": evidence_k bounds
     # retrieval; a line's 12 passages were cut to their first 10, and the one that supports the sentence was last
