@@ -188,8 +188,8 @@ class CountingBackend:
 
 
 def count(a: argparse.Namespace, model_path: str, retriever: Any) -> None:
-    saved = llamacpp._log_softmax
-    llamacpp._log_softmax = lambda x: x  # zeros stay zeros: nothing to normalise
+    saved = llamacpp.log_softmax
+    llamacpp.log_softmax = lambda x: x  # zeros stay zeros: nothing to normalise
     try:
         for path in a.input:
             samples, answers = read_items(path, a.items)
@@ -206,7 +206,7 @@ def count(a: argparse.Namespace, model_path: str, retriever: Any) -> None:
             print(f"  LM scoring (scorer instance):                     tokens evaluated before {s0}, after {s1} ({s0 / s1:.2f}x)")
             print(f"  all: before {g0 + s0}, after {g1 + s1} ({(g0 + s0) / (g1 + s1):.2f}x); per item before {(g0 + s0) / len(samples):.0f}, after {(g1 + s1) / len(samples):.0f}")
     finally:
-        llamacpp._log_softmax = saved
+        llamacpp.log_softmax = saved
 
 
 # ---------------------------------------------------------------------------------------------- --real

@@ -38,7 +38,7 @@ def make_folder(folder: Path, what: str, advice: str = "set VERICITE_CACHE to a 
     return folder
 
 
-def _repo_root() -> Path:
+def repo_root() -> Path:
     # src/vericite/paths.py -> repository root when running from a checkout
     return Path(__file__).resolve().parents[2]
 
@@ -47,7 +47,7 @@ def shared_data_dir(required: bool = True) -> Path | None:
     """The data folder beside the project: ``$VERICITE_DATA``, else ``../shared/data`` next to the checkout
     or next to the current directory."""
     env = os.environ.get("VERICITE_DATA")
-    candidates = [Path(env)] if env else [_repo_root().parent / "shared" / "data", Path.cwd().parent / "shared" / "data", Path.cwd() / "shared" / "data"]
+    candidates = [Path(env)] if env else [repo_root().parent / "shared" / "data", Path.cwd().parent / "shared" / "data", Path.cwd() / "shared" / "data"]
     for c in candidates:
         if c.is_dir():
             return c

@@ -54,7 +54,7 @@ from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from . import protocols as P
 from .errors import BackendError, PluginError, UnknownNameError, VericiteError, did_you_mean
-from .guard import describe, GuardedCall, guard_calls, rebind_guards, GuardedProxy, _Delegated, _guarded_proxy, _dunder, protocol_members  # noqa: F401  (re-exported: registry.GuardedCall, registry.describe, ...)
+from .guard import describe, GuardedCall, guard_calls, rebind_guards, GuardedProxy, protocol_members  # noqa: F401  (re-exported: registry.GuardedCall, registry.describe, ...)
 
 T = TypeVar("T")
 

@@ -126,12 +126,12 @@ def biokalma_mini(phrasing: str = "specific", path: str | Path | None = None) ->
     ``datasets/biokalma-mini.md``): read from the checkout, else from the current folder, unless a file is given."""
     if path:
         return list(read_samples_jsonl(path, phrasing))
-    from ..paths import _repo_root
+    from ..paths import repo_root
 
-    for base in (_repo_root(), Path.cwd()):
+    for base in (repo_root(), Path.cwd()):
         if (base / MINI_FILE).is_file():
             return list(read_samples_jsonl(base / MINI_FILE, phrasing))
-    raise DataError(f"dataset biokalma-mini: {MINI_FILE} not found in the checkout ({_repo_root()}) nor in the current folder: run from the repository, or give the file (biokalma-mini:<path>)")
+    raise DataError(f"dataset biokalma-mini: {MINI_FILE} not found in the checkout ({repo_root()}) nor in the current folder: run from the repository, or give the file (biokalma-mini:<path>)")
 
 
 def biokalma_mini_from_spec(arg: str, *, ctx: Any, **options: Any) -> LoaderDataset:

@@ -46,12 +46,12 @@ from .checkpoint_header import (  # noqa: F401  (re-exported: the header side, s
     PREVIOUS,
     VERSION,
     WAY_OUT,
-    _say,
     differences,
     fingerprint,
     index_corpus,
     legacy_note,
     read_checkpoint,
+    say_note,
     settings_of,
     task_name,
     task_options,
@@ -149,11 +149,11 @@ class AnswerCheckpoint:
             if predates:
                 legacy_note(path, head, note)
             if unrecorded:
-                (note or _say)(f"note: {path} was written before the documents of --index were recorded: resumed as made with {head['config'].get('evidence_index')} as it is now (if that index was rebuilt since, rerun without --resume)")
+                (note or say_note)(f"note: {path} was written before the documents of --index were recorded: resumed as made with {head['config'].get('evidence_index')} as it is now (if that index was rebuilt since, rerun without --resume)")
             if torn:
                 if not rewrite:
                     jsonl.cut_torn_line(path)
-                (note or _say)(f"note: {path}: dropped its torn last line (cut off mid-write by the crash); resuming with the {len(lines)} answer{'' if len(lines) == 1 else 's'} before it")
+                (note or say_note)(f"note: {path}: dropped its torn last line (cut off mid-write by the crash); resuming with the {len(lines)} answer{'' if len(lines) == 1 else 's'} before it")
             for line in lines:
                 ck._read_usage(line.get("usage"))
                 ck.memo.update({k: j for k, j in (line.get("judged") or {}).items() if isinstance(j, dict) and j.get("status") == "ok"})
@@ -169,7 +169,7 @@ class AnswerCheckpoint:
                 new = len(answers) - len(ck.done)
                 if new and lines and old.get("input_sha256") != head.get("input_sha256"):  # the input grew since
                     where = f" {input_file}" if input_file is not None else " the input"
-                    (note or _say)(f"note: resuming the evaluation in {folder}: {len(ck.done)} answer{'' if len(ck.done) == 1 else 's'} already scored (unchanged), {new} more in{where} to score")
+                    (note or say_note)(f"note: resuming the evaluation in {folder}: {len(ck.done)} answer{'' if len(ck.done) == 1 else 's'} already scored (unchanged), {new} more in{where} to score")
             if rewrite:
                 try:
                     jsonl.write_jsonl_atomic(path, [head, *({**line, "record_sha256": ck.hashes[str(line.get("id"))]} for line in lines)])

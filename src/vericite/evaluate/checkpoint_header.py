@@ -111,14 +111,15 @@ def settings_of(header: Mapping[str, Any], strict: bool = False) -> dict[str, An
     return {k: v for k, v in header.items() if strict or k != "input_sha256"}
 
 
-def _say(line: str) -> None:
+def say_note(line: str) -> None:
+    """A resume's note line, said on stderr (the default of the ``note`` callbacks here and in ``checkpoint.py``)."""
     print(line, file=sys.stderr, flush=True)
 
 
 def legacy_note(path: Path, head: Mapping[str, Any], note: Callable[[str], None] | None = None) -> None:
     """Say (``note``, default stderr) that the checkpoint ``path``, written before task options were recorded, is
     resumed as made with the defaults of ``head``'s task."""
-    (note or _say)(f"note: {path} was written before task options were recorded: resumed as made with {head['config']['task']}'s defaults (if it was made with other options, delete it)")
+    (note or say_note)(f"note: {path} was written before task options were recorded: resumed as made with {head['config']['task']}'s defaults (if it was made with other options, delete it)")
 
 
 #: what a damaged checkpoint's line ends with: the way out

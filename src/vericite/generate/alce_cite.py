@@ -71,8 +71,12 @@ class TfidfSearcher:
         norm = math.sqrt(sum(x * x for x in v.values()))
         return {t: x / norm for t, x in v.items()} if norm else {}
 
+    def vector(self, text: str) -> dict[str, float]:
+        """``text``'s unit TF-IDF vector over these documents' terms (what :meth:`search` compares them with)."""
+        return self._unit(Counter(_TOKEN.findall(text.lower())))
+
     def search(self, query: str) -> int:
-        q = self._unit(Counter(_TOKEN.findall(query.lower())))
+        q = self.vector(query)
         scores = [sum(w * d.get(t, 0.0) for t, w in q.items()) for d in self.docs]
         return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
 

@@ -251,11 +251,7 @@ class PoolSearch:
         self.searcher = TfidfSearcher([{"title": d.title, "text": d.text} for d in self.docs])
 
     def __call__(self, query: str, depth: int) -> list[Passage]:
-        from collections import Counter
-
-        from .alce_cite import _TOKEN
-
-        q = self.searcher._unit(Counter(_TOKEN.findall(query.lower())))
+        q = self.searcher.vector(query)
         scores = [sum(w * v.get(t, 0.0) for t, w in q.items()) for v in self.searcher.docs]
         order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
         return [self.docs[i] for i in order if scores[i] > 0][:depth]

@@ -144,7 +144,8 @@ def score_judgements(
 # --------------------------------------------------------------------------- running a judge
 
 
-def _as_pair(item: Any) -> tuple[JudgePair, Any]:
+def as_pair(item: Any) -> tuple[JudgePair, Any]:
+    """A labelled item (a :class:`LabelledPair` or an (evidence, claim, label) triple) as (its judge pair, its label)."""
     if isinstance(item, LabelledPair):
         return JudgePair(item.evidence, item.claim), item.label
     evidence, claim, label = item
@@ -186,7 +187,7 @@ def evaluate_judge(
     for k, item in enumerate(pairs):
         if limit is not None and k >= limit:
             break
-        pair, label = _as_pair(item)
+        pair, label = as_pair(item)
         binary_label(label)  # an unknown label fails before the judge spends time on it
         batch.append((pair, label))
         if len(batch) == batch_size:

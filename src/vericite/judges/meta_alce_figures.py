@@ -31,7 +31,7 @@ from ..types import JudgePair, Judgement
 from .batches import judgement_verdict
 from .meta import roc_auc
 from .meta_alce import AlceHumanFile, AlceItem
-from .meta_figures import _auc_statistic
+from .meta_figures import auc_statistic
 
 #: view -> which items it reads, and what a 0/1/2 score means on it
 VIEWS: dict[str, tuple[str, Callable[[int], bool]]] = {
@@ -118,7 +118,7 @@ def agreement(
     }
     if graded:
         s_arr = np.array([np.nan if s is None else s for s in (scores or [])], dtype=float)
-        stats["roc_auc"] = _auc_statistic(s_arr, g_arr, np.array([v is not None and s is not None for v, s in zip(said, scores or [])]))
+        stats["roc_auc"] = auc_statistic(s_arr, g_arr, np.array([v is not None and s is not None for v, s in zip(said, scores or [])]))
     cis = bootstrap_cis(stats, n, resamples=resamples, seed=seed)
     ci = {k: (list(cis[k]) if k in cis and None not in cis[k] else None) for k in FIGURES}
     return {

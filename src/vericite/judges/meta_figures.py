@@ -75,11 +75,11 @@ def data_fit(judge: Any, pairs: Sequence[Any]) -> dict[str, Any] | None:
     check = getattr(judge, "cannot_judge", None)
     if not callable(check):
         return None
-    from .meta import _as_pair
+    from .meta import as_pair
 
     unfit, reason, example = 0, "", ""
     for item in pairs:
-        pair, _ = _as_pair(item)
+        pair, _ = as_pair(item)
         why = check(pair)
         if why:
             unfit += 1
@@ -105,7 +105,7 @@ def confusion(gold_labels: Sequence[Any], judgements: Sequence[Judgement], thres
     return out
 
 
-def _auc_statistic(scores: np.ndarray, positive: np.ndarray, scored: np.ndarray) -> Statistic:
+def auc_statistic(scores: np.ndarray, positive: np.ndarray, scored: np.ndarray) -> Statistic:
     """Rank AUC (ties count 1/2) of the scored pairs, each counted as often as it was drawn."""
     idx = np.flatnonzero(scored)
     order = idx[np.argsort(scores[idx], kind="stable")]
@@ -153,7 +153,7 @@ def figure_cis(
     stats: dict[str, Statistic] = {
         "balanced_accuracy": balanced,
         "accuracy": ratio_of_sums(np.where(gold, said_pos, said_neg), ones),
-        "roc_auc": _auc_statistic(scores, gold, np.array([p is not None for p in preds])),
+        "roc_auc": auc_statistic(scores, gold, np.array([p is not None for p in preds])),
         # as the point figure (stats.precision_recall_f1): 0 on a sample where the class was drawn but never said
         "f1_supports": f1_of_counts(g_pos * said_pos, g_neg * said_pos, g_pos * (1 - said_pos)),
         "f1_not_supports": f1_of_counts(g_neg * said_neg, g_pos * said_neg, g_neg * (1 - said_neg)),

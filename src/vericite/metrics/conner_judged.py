@@ -24,7 +24,8 @@ def passage_major(pairs: Sequence[JudgePair]) -> list[JudgePair]:
     return [p for group in groups.values() for p in group]
 
 
-def _probability(v: Any) -> bool:
+def is_probability(v: Any) -> bool:
+    """Whether ``v`` is a real number in [0, 1] (not a bool, not NaN)."""
     return not isinstance(v, bool) and isinstance(v, numbers.Real) and 0.0 <= v <= 1.0  # NaN fails too
 
 
@@ -36,4 +37,4 @@ def three_way(j: Any) -> dict[str, float] | None:
     if j.status != "ok" or "supports" not in sc:
         return None
     out = {k: sc.get(k, 0.0) for k in LABELS}
-    return {k: float(v) for k, v in out.items()} if all(_probability(v) for v in out.values()) else None
+    return {k: float(v) for k, v in out.items()} if all(is_probability(v) for v in out.values()) else None

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..types import JudgePair
 from .conner_asked import AskedOnce
-from .conner_judged import _probability
+from .conner_judged import is_probability
 from .conner_specs import READER_PROMPT, gold_answer
 from .judging import judge_corpus
 
@@ -89,7 +89,7 @@ class ValidityMeasures(AskedOnce):
             for p in ps:
                 j = judged[p]
                 judgements[i].append({**j.to_dict(), "purpose": "validity"})
-                if j.status == "ok" and _probability(j.probability):
+                if j.status == "ok" and is_probability(j.probability):
                     probs.append(float(j.probability))
                 else:
                     counts["unparseable_judgements"] += 1

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import BackendError, ModelUnavailableError, did_you_mean
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
-from .llamacpp_scoring import ScoringMixin, _log_softmax, prefix_order, shared_prefix  # noqa: F401  (prefix_order, shared_prefix re-exported)
+from .llamacpp_scoring import ScoringMixin, log_softmax, prefix_order, shared_prefix  # noqa: F401  (prefix_order, shared_prefix re-exported)
 from .llamacpp_state import default_state_cache_mb, default_threads, load_kv_state, save_kv_state
 
 DEFAULT_N_CTX = 4096
@@ -299,7 +299,7 @@ class LlamaCppBackend(ScoringMixin):
         def record(_input_ids: Any, _logits: Any) -> bool:
             # called right after each token is sampled, while the context's last logits are those it was
             # sampled from: the model's own distribution (before temperature and penalties)
-            lp = _log_softmax(self._last_logits())
+            lp = log_softmax(self._last_logits())
             top = np.argpartition(-lp, k - 1)[:k] if k < lp.shape[0] else np.arange(lp.shape[0])
             alts: dict[str, float] = {}
             for t in sorted(top.tolist(), key=lambda t: -lp[t]):
@@ -364,7 +364,7 @@ class LlamaCppBackend(ScoringMixin):
 
                 def capture(_input_ids: Any, _logits: Any) -> bool:
                     if not captured:
-                        captured.append(_log_softmax(self._last_logits()))
+                        captured.append(log_softmax(self._last_logits()))
                     return True  # one sampled token is enough; it is never evaluated
 
                 r = self._chat(messages, capture, max_tokens=1, temperature=0.0, **self.sampling)

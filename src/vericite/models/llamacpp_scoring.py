@@ -26,7 +26,8 @@ def prefix_order(seqs: Sequence[Sequence[int]]) -> list[int]:
     return sorted(range(len(seqs)), key=lambda i: list(seqs[i]))
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Log-probabilities of each row of ``logits`` (float64)."""
     x = logits.astype(np.float64, copy=False)
     m = x.max(axis=-1, keepdims=True)
     return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
@@ -122,7 +123,7 @@ class ScoringMixin:
             if keep < len(window):
                 scorer.eval(window[keep:])
             # scores[j] (relative to begin) holds the logits that predict token begin+j+1
-            rows = _log_softmax(np.asarray(scorer.scores[pos - 1 - begin : end - 1 - begin]))
+            rows = log_softmax(np.asarray(scorer.scores[pos - 1 - begin : end - 1 - begin]))
             ids = np.asarray(tokens[pos:end])
             lps.extend(rows[np.arange(len(ids)), ids].tolist())
             pos = end

@@ -39,7 +39,7 @@ import httpx
 
 from ..errors import BackendError
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
-from .openai_wire import _error_message, _logsumexp, _snippet, _top_logprobs
+from .openai_wire import error_message, logsumexp, snippet, top_logprobs
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -231,19 +231,19 @@ class OpenAICompatBackend:
                     try:
                         data = r.json()
                     except ValueError:
-                        raise BackendError(f"bad response from {url}: not JSON ({_snippet(r.text)})") from None
+                        raise BackendError(f"bad response from {url}: not JSON ({snippet(r.text)})") from None
                     if not isinstance(data, dict):
                         raise BackendError(f"bad response from {url}: expected a JSON object")
                     return data
                 if r.status_code < 400:
                     where = r.headers.get("location")
                     raise BackendError(
-                        f"{url} answered HTTP {r.status_code}, a redirect{' to ' + _snippet(where, 120) if where else ''}; "
+                        f"{url} answered HTTP {r.status_code}, a redirect{' to ' + snippet(where, 120) if where else ''}; "
                         "it is not followed, so the API key goes only to the base URL: give the server's own URL as --base-url"
                     )
                 if r.status_code not in RETRY_STATUS and r.status_code < 500:
-                    raise BackendError(f"{url} answered HTTP {r.status_code}: {_error_message(r)}")
-                last = f"HTTP {r.status_code}: {_error_message(r)}"
+                    raise BackendError(f"{url} answered HTTP {r.status_code}: {error_message(r)}")
+                last = f"HTTP {r.status_code}: {error_message(r)}"
                 retry_after = r.headers.get("retry-after")
                 if retry_after:
                     try:
@@ -323,11 +323,11 @@ class OpenAICompatBackend:
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise BackendError(f"bad response from {self.base_url}/chat/completions: no choices[0].message ({_snippet(str(data))})") from None
+            raise BackendError(f"bad response from {self.base_url}/chat/completions: no choices[0].message ({snippet(str(data))})") from None
         usage = data.get("usage") or {}
         top = None
         if params.top_logprobs > 0:
-            top = _top_logprobs(choice.get("logprobs"))
+            top = top_logprobs(choice.get("logprobs"))
             if top is None:
                 raise BackendError(
                     f"the server at {self.base_url} returned no logprobs for model {self.model!r}; it cannot give top_logprobs"
@@ -362,7 +362,7 @@ class OpenAICompatBackend:
             out = {}
             for cand in candidates:
                 vals = [lp for tok, lp in first.items() if tok.strip() == cand.strip()]
-                out[cand] = _logsumexp(vals) if vals else -math.inf
+                out[cand] = logsumexp(vals) if vals else -math.inf
             return out, (Usage.of(c) if c.prompt_tokens else None)  # no prompt has 0 tokens: none reported
 
         return self._map(one, list(prompts))

@@ -11,7 +11,7 @@ import httpx
 from ..printable import printable
 
 
-def _top_logprobs(lp: Any) -> list[dict[str, float]] | None:
+def top_logprobs(lp: Any) -> list[dict[str, float]] | None:
     """OpenAI chat format: logprobs.content[i].top_logprobs[j] = {token, logprob}."""
     if not isinstance(lp, dict) or not isinstance(lp.get("content"), list):
         return None
@@ -28,28 +28,28 @@ def _top_logprobs(lp: Any) -> list[dict[str, float]] | None:
     return out
 
 
-def _logsumexp(vals: list[float]) -> float:
+def logsumexp(vals: list[float]) -> float:
     m = max(vals)
     if m == -math.inf:
         return m
     return m + math.log(sum(math.exp(v - m) for v in vals))
 
 
-def _error_message(r: httpx.Response) -> str:
+def error_message(r: httpx.Response) -> str:
     try:
         data = r.json()
     except ValueError:
-        return _snippet(r.text) or r.reason_phrase
+        return snippet(r.text) or r.reason_phrase
     err = data.get("error") if isinstance(data, dict) else None
     if isinstance(err, dict) and err.get("message"):
-        return _snippet(str(err["message"]))
+        return snippet(str(err["message"]))
     if isinstance(err, str):
-        return _snippet(err)
+        return snippet(err)
     if isinstance(data, dict) and data.get("detail"):
-        return _snippet(str(data["detail"]))
-    return _snippet(r.text)
+        return snippet(str(data["detail"]))
+    return snippet(r.text)
 
 
-def _snippet(text: str, n: int = 200) -> str:
+def snippet(text: str, n: int = 200) -> str:
     one = " ".join(printable(text).split())
     return one if len(one) <= n else one[: n - 1] + "…"

@@ -24,7 +24,7 @@ from .format import esc, fmt
 from .format import num as _num
 from .page import CSS, DEFAULT_MAX_SAMPLES
 from .presentation import families, ordered_metrics
-from .sections import _kv_table, _section
+from .sections import kv_table, section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 COMPARE_CSS = """.diff-pos{color:var(--ok)}.diff-neg{color:var(--bad)}
@@ -85,7 +85,7 @@ def header_section(folder: Path, cmp: Mapping[str, Any]) -> str:
     for d in cmp.get("differences") or []:
         if isinstance(d, Mapping):
             rows.append((f"differs: {d.get('what')}", f"A <code>{esc(d.get('a'))}</code> · B <code>{esc(d.get('b'))}</code>"))
-    body = f'<h1>vericite comparison <span class="muted">— {esc(folder.resolve().name)}</span></h1>' + _kv_table(rows)
+    body = f'<h1>vericite comparison <span class="muted">— {esc(folder.resolve().name)}</span></h1>' + kv_table(rows)
     return f'<header id="header">{body}</header>'
 
 
@@ -117,7 +117,7 @@ def metrics_section(metrics: Mapping[str, Any]) -> str:
     for (_reason, names), line in zip(folded_not_computed(ordered).items(), folded_lines(ordered)):
         note += f'<p class="not-computed folded" data-metrics="{esc(" ".join(names))}">{esc(line)}</p>'
     table = f'<table class="grid-table" id="compare-table"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
-    return _section("metrics", "Metrics", table + note)
+    return section("metrics", "Metrics", table + note)
 
 
 def charts_section(metrics: Mapping[str, Any]) -> str:
@@ -132,7 +132,7 @@ def charts_section(metrics: Mapping[str, Any]) -> str:
         charts.append(bar_chart(title, rows, (-top, top)))
     if not charts:
         return ""
-    return _section("charts", "Differences", f'<div class="charts">{"".join(charts)}</div>')
+    return section("charts", "Differences", f'<div class="charts">{"".join(charts)}</div>')
 
 
 def _sample_html(index: int, row: Mapping[str, Any], directions: Mapping[str, Any]) -> str:
@@ -168,7 +168,7 @@ def _change(row: Mapping[str, Any]) -> float:
 def samples_section(folder: Path, metrics: Mapping[str, Any], max_samples: int) -> str:
     path = folder / COMPARE_SAMPLES
     if not path.is_file():
-        return _section("samples", "Samples", f'<p class="muted">No {COMPARE_SAMPLES} in this folder.</p>')
+        return section("samples", "Samples", f'<p class="muted">No {COMPARE_SAMPLES} in this folder.</p>')
     stats = jsonl.ReadStats()
     rows = sorted(jsonl.read_appended(path, stats, errors="replace"), key=lambda r: (-_change(r), str(r.get("id"))))
     directions = {n: m.get("higher_is_better") for n, m in metrics.items() if isinstance(m, Mapping)}
@@ -178,7 +178,7 @@ def samples_section(folder: Path, metrics: Mapping[str, Any], max_samples: int) 
         note += f'<p class="warn">{stats.unreadable} lines of {COMPARE_SAMPLES} could not be read.</p>'
     if len(rows) > len(shown):
         note += f'<p class="warn" id="sample-cap">Showing {len(shown):,} of {len(rows):,} samples (vericite report --max-samples N shows more).</p>'
-    return _section("samples", f"Samples ({len(rows):,})", note + f'<div id="sample-list">{"".join(shown)}</div>')
+    return section("samples", f"Samples ({len(rows):,})", note + f'<div id="sample-list">{"".join(shown)}</div>')
 
 
 def build_compare_report(folder: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES) -> str:

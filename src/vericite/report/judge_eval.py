@@ -18,7 +18,7 @@ from ..types import NOT_SUPPORTED, SUPPORTED
 from .format import clip as _clip
 from .format import esc, fmt
 from .format import num as _num
-from .sections import _kv_table, _section, config_section, header_section
+from .sections import config_section, header_section, kv_table, section
 
 NOT_RECORDED = '<span class="muted">not recorded</span>'
 FIGURE_NAMES = {
@@ -74,7 +74,7 @@ def judge_block(results: Mapping[str, Any]) -> str:
     rows.append(("threshold", fmt(results.get("threshold"), 2) if results.get("threshold") is not None else NOT_RECORDED))
     if isinstance(results.get("judge_usage"), Mapping):  # written since judge-eval counts its judge's tokens
         rows.append(("judge tokens", _usage_html(results["judge_usage"], results.get("judge_usage_note"))))
-    return "<h3>The judge</h3>" + _kv_table(rows, "kv judge-identity")
+    return "<h3>The judge</h3>" + kv_table(rows, "kv judge-identity")
 
 
 def _usage_html(usage: Mapping[str, Any], note: Any) -> str:
@@ -184,7 +184,7 @@ def data_block(results: Mapping[str, Any]) -> str:
         ("batch size", fmt(results.get("batch_size"))),
         ("seconds judging", fmt(results.get("seconds"), 2)),
     ]
-    body = "<h3>Data</h3>" + _kv_table(rows, "kv judge-data")
+    body = "<h3>Data</h3>" + kv_table(rows, "kv judge-data")
     fit = results.get("data_fit")
     if isinstance(fit, Mapping) and _num(fit.get("unfit")):
         body += (
@@ -230,14 +230,14 @@ def alce_human_block(results: Mapping[str, Any]) -> str:
         ("unparseable / failed", f"{fmt(results.get('unparseable'))} / {fmt(results.get('failed'))}"),
         ("seconds judging", fmt(results.get("seconds"), 2)),
     ]
-    return "".join(parts) + "<h3>Data</h3>" + _kv_table(rows, "kv judge-data")
+    return "".join(parts) + "<h3>Data</h3>" + kv_table(rows, "kv judge-data")
 
 
 def judge_eval_section(results: Mapping[str, Any]) -> str:
     if results.get("task") == "alce-human":
-        return _section("judge-eval", "Judge evaluation", judge_block(results) + alce_human_block(results))
+        return section("judge-eval", "Judge evaluation", judge_block(results) + alce_human_block(results))
     body = judge_block(results) + figures_block(results) + confusion_block(results) + three_way_confusion_block(results) + by_label_block(results) + data_block(results)
-    return _section("judge-eval", "Judge evaluation", body)
+    return section("judge-eval", "Judge evaluation", body)
 
 
 def judge_eval_page(run_dir: Path, results: Mapping[str, Any], manifest: Mapping[str, Any] | None, manifest_problem: str | None) -> tuple[str, str]:

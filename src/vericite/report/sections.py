@@ -20,11 +20,13 @@ from .presentation import curves, descending, families, ordered_metrics
 MAX_LISTED_PROBLEMS = 20
 
 
-def _section(id_: str, title: str, body: str) -> str:
+def section(id_: str, title: str, body: str) -> str:
+    """A page section: ``body`` under the heading ``title``, anchored at ``id_``."""
     return f'<section id="{id_}"><h2>{esc(title)}</h2>{body}</section>'
 
 
-def _kv_table(rows: Sequence[tuple[str, str]], cls: str = "kv") -> str:
+def kv_table(rows: Sequence[tuple[str, str]], cls: str = "kv") -> str:
+    """A two-column table of (escaped label, HTML value) rows."""
     return f'<table class="{cls}">' + "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
 
 
@@ -61,13 +63,13 @@ def header_section(run_dir: Path, results: Mapping[str, Any], manifest: Mapping[
         rows.append(("status", f'<span class="{cls}">{esc(status or "—")}{esc(note)}</span>'))
     elif manifest_problem:
         rows.append(("manifest", f'<span class="warn">{esc(manifest_problem)}</span>'))
-    body = f'<h1>vericite report <span class="muted">— {esc(run_dir.resolve().name)}</span></h1>' + _kv_table(rows, "kv meta")
+    body = f'<h1>vericite report <span class="muted">— {esc(run_dir.resolve().name)}</span></h1>' + kv_table(rows, "kv meta")
     return f'<header id="header">{body}</header>'
 
 
 def metrics_section(metrics: Mapping[str, Any]) -> str:
     if not metrics:
-        return _section("metrics", "Metrics", '<p class="muted">results.json holds no metrics.</p>')
+        return section("metrics", "Metrics", '<p class="muted">results.json holds no metrics.</p>')
     head = "<tr><th>metric</th><th>value</th><th>n</th><th>95% CI</th><th>direction</th><th>judge</th><th>note</th></tr>"
     body = []
     for name in ordered_metrics(metrics):
@@ -94,7 +96,7 @@ def metrics_section(metrics: Mapping[str, Any]) -> str:
                 f"<td>{esc(judge) if judge else '—'}</td><td>{note}</td></tr>"
             )
     table = f'<table class="grid-table" id="metric-table"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
-    return _section("metrics", "Metrics", table)
+    return section("metrics", "Metrics", table)
 
 
 def charts_section(metrics: Mapping[str, Any]) -> str:
@@ -102,7 +104,7 @@ def charts_section(metrics: Mapping[str, Any]) -> str:
         return ""
     charts = [bar_chart(title, [(n, metrics[n]) for n in names], domain) for title, names, domain in families(metrics)]
     note = '<p class="muted">Bars: the value; whiskers: the 95% confidence interval.</p>'
-    return _section("charts", "Charts", note + '<div class="charts">' + "".join(charts) + "</div>")
+    return section("charts", "Charts", note + '<div class="charts">' + "".join(charts) + "</div>")
 
 
 def experiments_section(experiments: Mapping[str, Any]) -> str:
@@ -146,7 +148,7 @@ def experiments_section(experiments: Mapping[str, Any]) -> str:
             f'<span class="muted">(x: {esc(x_label)})</span></h3><div class="charts">{"".join(charts)}</div>'
             f"<details><summary>numbers</summary>{table}</details></div>"
         )
-    return _section("experiments", "Experiments", "".join(parts))
+    return section("experiments", "Experiments", "".join(parts))
 
 
 def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Mapping[str, int]]) -> str:
@@ -187,7 +189,7 @@ def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Map
             seen.add(jid)
             rows.append(("—", jid, '<td colspan="3" class="muted">not measured</td>'))
     if not rows:
-        return _section("judges", "Judges", '<p class="muted">No judge was used.</p>')
+        return section("judges", "Judges", '<p class="muted">No judge was used.</p>')
     head = (
         "<tr><th>purpose</th><th>judge</th><th>balanced accuracy</th><th>ROC AUC</th><th>measured on</th>"
         "<th>judgements in samples (ok / unparseable / failed)</th></tr>"
@@ -206,7 +208,7 @@ def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Map
         '<p class="muted">Trust: how the judge scored on labelled pairs (vericite judge-eval). '
         "A judge that is not measured gives numbers of unknown reliability.</p>"
     )
-    return _section("judges", "Judges", note + f'<table class="grid-table" id="judge-table"><thead>{head}</thead><tbody>{"".join(trs)}</tbody></table>')
+    return section("judges", "Judges", note + f'<table class="grid-table" id="judge-table"><thead>{head}</thead><tbody>{"".join(trs)}</tbody></table>')
 
 
 def counts_section(run_dir: Path, results: Mapping[str, Any], sstats: jsonl.ReadStats, n_samples_read: int, has_samples: bool) -> str:
@@ -225,7 +227,7 @@ def counts_section(run_dir: Path, results: Mapping[str, Any], sstats: jsonl.Read
     for key, v in counts.items():
         if key not in {"samples", "bad_lines", "unparseable_outputs", "failed_calls", "unparseable_judgements", "citation_status"}:
             rows.append((str(key).replace("_", " "), fmt(v) if not isinstance(v, (dict, list)) else esc(json.dumps(v))))
-    body = '<div class="cols"><div>' + _kv_table(rows, "kv counts") + "</div>"
+    body = '<div class="cols"><div>' + kv_table(rows, "kv counts") + "</div>"
     cs = counts.get("citation_status")
     if isinstance(cs, Mapping) and cs:
         total = sum(num(v) or 0 for v in cs.values()) or 1
@@ -259,7 +261,7 @@ def counts_section(run_dir: Path, results: Mapping[str, Any], sstats: jsonl.Read
             items = "".join(f"<li><code>{esc(clip(json.dumps(d, ensure_ascii=False), 400))}</code></li>" for d in shown)
             more = f"<p class='muted'>first {len(shown)} of {total:,}</p>" if total > len(shown) else ""
             body += f"<details><summary>{esc(fname)}: {total:,} {esc(title)}</summary><ul class='problems'>{items}</ul>{more}</details>"
-    return _section("counts", "Counts", body)
+    return section("counts", "Counts", body)
 
 
 def tokens_section(results: Mapping[str, Any], sample_tokens: tuple[int, int], n_samples: int) -> str:
@@ -271,7 +273,7 @@ def tokens_section(results: Mapping[str, Any], sample_tokens: tuple[int, int], n
         p, c = sample_tokens
         source = "summed from samples.jsonl"
     else:
-        return _section("tokens", "Tokens", '<p class="muted">not recorded</p>')
+        return section("tokens", "Tokens", '<p class="muted">not recorded</p>')
     pn, cn = num(p), num(c)
     total = (pn or 0) + (cn or 0) if (pn is not None or cn is not None) else None
     rows = [("prompt", fmt(p)), ("completion", fmt(c)), ("total", fmt(int(total)) if total is not None else "—")]
@@ -286,7 +288,7 @@ def tokens_section(results: Mapping[str, Any], sample_tokens: tuple[int, int], n
             unknown = f", {fmt(u.get('uncounted_calls'))} of unknown tokens" if num(u.get("uncounted_calls")) else ""
             rows.append((f"judging: {model}", f"{fmt(u.get('prompt_tokens'))} + {fmt(u.get('completion_tokens'))} in {fmt(u.get('calls'))} calls{unknown}"))
     note = "; judging: the evaluation's own model calls, not in the counts above (judge_usage)" if any(k.startswith("judging: ") for k, _ in rows) else ""
-    return _section("tokens", "Tokens", _kv_table(rows, "kv tokens") + f'<p class="muted">source: {esc(source + note)}</p>')
+    return section("tokens", "Tokens", kv_table(rows, "kv tokens") + f'<p class="muted">source: {esc(source + note)}</p>')
 
 
 def config_section(results: Mapping[str, Any], manifest: Mapping[str, Any] | None) -> str:
@@ -304,15 +306,15 @@ def config_section(results: Mapping[str, Any], manifest: Mapping[str, Any] | Non
     ]
     if extra:
         rows = [(k, fmt(v) if not isinstance(v, (dict, list)) else f"<code>{esc(clip(json.dumps(v, ensure_ascii=False), 600))}</code>") for k, v in extra]
-        parts.insert(0, "<h3>Other figures in results.json</h3>" + _kv_table(rows, "kv extra"))
+        parts.insert(0, "<h3>Other figures in results.json</h3>" + kv_table(rows, "kv extra"))
     if not parts:
         return ""
-    return _section("config", "Configuration", "".join(parts))
+    return section("config", "Configuration", "".join(parts))
 
 
 def samples_section(rendered: list[str], total: int, max_samples: int, has_samples: bool) -> str:
     if not has_samples:
-        return _section("samples", "Answers", '<p class="muted">No samples.jsonl in this run folder.</p>')
+        return section("samples", "Answers", '<p class="muted">No samples.jsonl in this run folder.</p>')
     options = '<option value="">all answers</option>' + "".join(f'<option value="{k}">{esc(v)}</option>' for k, v in SAMPLE_FLAGS)
     legend = (
         '<p class="legend-line">'
@@ -345,5 +347,5 @@ def samples_section(rendered: list[str], total: int, max_samples: int, has_sampl
             f'<p class="warn" id="sample-cap">Showing the first {len(rendered):,} of {total:,} answers '
             f"(vericite report --max-samples N shows more).</p>"
         )
-    return _section("samples", f"Answers ({total:,})", legend + controls + cap + f'<div id="sample-list">{"".join(rendered)}</div>')
+    return section("samples", f"Answers ({total:,})", legend + controls + cap + f'<div id="sample-list">{"".join(rendered)}</div>')
 

@@ -14,7 +14,7 @@ from vericite import __version__
 from vericite.cli.main import cli
 from vericite.judges.llm import LLMJudge
 from vericite.judges.meta import roc_auc, run_judge_eval
-from vericite.judges.meta_figures import _auc_statistic, figure_cis, folder_sha256, judge_identity
+from vericite.judges.meta_figures import auc_statistic, figure_cis, folder_sha256, judge_identity
 from vericite.judges.triple import TripleJudge
 from vericite.models.fake import FakeBackend
 from vericite.types import Judgement, ModelIdentity
@@ -108,7 +108,7 @@ def test_weighted_auc_equals_the_auc_of_the_drawn_pairs():
     scores = rng.choice([0.1, 0.3, 0.5, 0.5, 0.9], size=40).astype(float)
     positive = rng.random(40) < 0.5
     scored = rng.random(40) < 0.9
-    stat = _auc_statistic(scores, positive, scored)
+    stat = auc_statistic(scores, positive, scored)
     for _ in range(20):
         w = rng.multinomial(40, np.full(40, 1 / 40)).astype(float)
         drawn = [i for i in range(40) for _ in range(int(w[i])) if scored[i]]

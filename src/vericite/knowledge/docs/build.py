@@ -206,7 +206,7 @@ def build_index(
             if (folder / part).exists():
                 shutil.rmtree(folder / part)
             os.replace(work / part, folder / part)
-        new_meta = meta or _new_meta(source, passage_words, result.report, n)
+        new_meta = meta or new_index_meta(source, passage_words, result.report, n)
         new_meta.setdefault("retrievers", {}).update(retriever_meta)
         write_json_atomic(folder / "index.json", new_meta)
         shutil.rmtree(work)
@@ -222,7 +222,8 @@ def _problems(report: CorpusReport) -> str:
     return f"{kinds} (first: {first.get('where')}: {first.get('problem')}, {first.get('detail')})"
 
 
-def _new_meta(source: dict[str, Any], passage_words: int, report: CorpusReport | None, n: int) -> dict[str, Any]:
+def new_index_meta(source: dict[str, Any], passage_words: int, report: CorpusReport | None, n: int) -> dict[str, Any]:
+    """A new index's ``index.json`` (its retrievers' entries still empty), also for ``store.py``'s empty index."""
     rep = report.to_dict() if report else {}
     return {
         "format": FORMAT,

@@ -23,7 +23,7 @@ from ...jsonl import write_json_atomic
 from ...outputs import PathLock
 from ...types import Passage
 from . import bm25 as bm25_part
-from .build import _new_meta, iter_passages, write_passages
+from .build import iter_passages, new_index_meta, write_passages
 from .index import PassageIndex, passage_text, read_meta
 from .retrievers import IndexRetriever
 
@@ -35,7 +35,7 @@ def create_empty(folder: Path) -> None:
             return
         write_passages([], folder)
         bm25_part.build([], np.zeros(0), folder / "bm25")
-        meta = _new_meta({"source": "DocumentStore.add", "sha256": None, "format": "passages"}, 0, None, 0)
+        meta = new_index_meta({"source": "DocumentStore.add", "sha256": None, "format": "passages"}, 0, None, 0)
         meta["retrievers"]["bm25"] = {"package": bm25_part.package(), **bm25_part.SETTINGS}
         write_json_atomic(folder / "index.json", meta)
 
