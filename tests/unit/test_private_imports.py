@@ -13,11 +13,7 @@ import vericite
 SRC = Path(vericite.__file__).resolve().parent
 
 #: modules (relative to src/vericite) left out of the check, each with why; keep it empty where possible
-EXCEPTIONS: dict[str, str] = {
-    # for now: its re-exports of distributed_judge.py's _SECRET, _judge_worker, _load_judge, _without_secrets, changed
-    # in a commit of their own (another branch works in runs/distributed*.py)
-    "runs/distributed.py": "re-exports distributed_judge.py's private names",
-}
+EXCEPTIONS: dict[str, str] = {}
 
 
 def _private(name: str) -> bool:

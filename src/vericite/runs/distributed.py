@@ -41,7 +41,7 @@ from ..distributed import Checkpoint, Pool, open_pool
 from ..errors import BackendError
 from ..types import Sample
 # the judge side (judge-eval's PoolJudge), its names re-exported here
-from .distributed_judge import _SECRET, JudgeWorker, PoolJudge, _judge_worker, _load_judge, _without_secrets, judge_settings, pool_judge  # noqa: F401
+from .distributed_judge import JudgeWorker, PoolJudge, judge_settings, pool_judge  # noqa: F401
 
 #: samples per batch sent to a worker (generation): small, so a killed driver loses little and workers stay busy
 GEN_BATCH = 4

@@ -9,7 +9,8 @@ from typing import Any, Sequence
 
 from vericite import registry
 from vericite.distributed.pool import ThreadPool
-from vericite.runs.distributed import PoolJudge, _judge_worker
+from vericite.runs.distributed import PoolJudge
+from vericite.runs.distributed_judge import _judge_worker
 from vericite.types import JudgePair, Judgement
 
 
