@@ -41,6 +41,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from ....models.llamacpp_scoring import log_softmax
 from ....types import Triple, normalise_property
 
 PREPOSITIONS = frozenset("of in by for at to with from on into as under over about after before".split())
@@ -166,12 +167,6 @@ def make_candidates(
 # ------------------------------------------------------------------------------------------ perplexity
 
 
-def _log_softmax(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.float64, copy=False)
-    m = x.max(axis=-1, keepdims=True)
-    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
-
-
 class PerplexityScorer:
     """Perplexities of ``prefix + " " + suffix`` for many suffixes.
 
@@ -257,7 +252,7 @@ class PerplexityScorer:
             if shared:
                 llm.reset()
                 llm.eval(ptoks)
-                rows = _log_softmax(np.asarray(llm.scores[0 : len(ptoks) - 1]))
+                rows = log_softmax(np.asarray(llm.scores[0 : len(ptoks) - 1]))
                 prefix_lps = rows[np.arange(len(ptoks) - 1), np.asarray(ptoks[1:])].tolist()
             for text in texts:
                 toks = list(inner.tokenize(text))
@@ -267,7 +262,7 @@ class PerplexityScorer:
                 suffix = toks[len(ptoks) :]
                 llm.n_tokens = len(ptoks)  # keep the prefix in the KV cache; eval() drops what followed it
                 llm.eval(suffix)
-                rows = _log_softmax(np.asarray(llm.scores[len(ptoks) - 1 : len(toks) - 1]))
+                rows = log_softmax(np.asarray(llm.scores[len(ptoks) - 1 : len(toks) - 1]))
                 lps = rows[np.arange(len(suffix)), np.asarray(suffix)].tolist()
                 out.append(prefix_lps + lps)
         return out
