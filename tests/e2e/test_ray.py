@@ -456,6 +456,34 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
         pool.close()
 
 
+def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_wait(ray_local, monkeypatch, capsys):
+    """Two pools of two 1-CPU actors on a Ray of 2 CPUs waited for ever (the second pool's actors never got a CPU);
+    now the second is one line at once, and a pool with some CPUs free runs on those, with a warning."""
+    from vericite.distributed import RayPool
+    from vericite.distributed import pool as P
+    from vericite.errors import VericiteError
+
+    monkeypatch.setattr(P, "FREE_WAIT_S", 1.0)
+    first = RayPool(Doubler, 2, "auto")  # started: it holds both CPUs
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(VericiteError, match=r"no CPU free for a worker \(0 of 2 free") as e:
+            RayPool(Doubler, 2, "auto")
+        assert "\n" not in str(e.value) and time.monotonic() - t0 < 30
+    finally:
+        first.close()
+    one = RayPool(Doubler, 1, "auto")  # the first pool's CPUs come back a moment after it closed
+    try:
+        two = RayPool(Doubler, 2, "auto")
+        try:
+            assert two.workers == 1 and dict(two.map("run", [(str(i), i) for i in range(3)])) == {"0": 0, "1": 2, "2": 4}
+        finally:
+            two.close()
+    finally:
+        one.close()
+    assert "running 1 worker, not 2" in capsys.readouterr().err
+
+
 def test_evaluate_on_ray_with_a_final_answer_reader_reads_on_the_driver(tmp_path, ray_local, fixed_clock):
     """``--reader``: the actors judge the citations and never load the reader (its backend, registered here at run
     time and so given to the actors too, fails in any other process); the driver reads each answer: the local

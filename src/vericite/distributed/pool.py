@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -199,13 +200,18 @@ class RayPool:
     this process (a laptop; its resources are the ``workers``), anything else is the address of a running
     cluster (``ray start --head`` prints it; ``ray://host:10001`` for Ray Client). A lost actor is restarted
     and its batch run again (``max_restarts``, ``max_task_retries``). ``steps``: one more actor, a
-    :class:`StepBoard` (no CPU of its own) that the workers tell what they are on, read by ``steps()``."""
+    :class:`StepBoard` (no CPU of its own) that the workers tell what they are on, read by ``steps()``.
+
+    Each worker holds one CPU: a pool starts no more workers than the cluster has CPUs free (:func:`fit_workers`:
+    fewer with a warning, none free one line), and waits :func:`start_timeout` for them to start, so a pool whose
+    actors would wait for a CPU for ever (another pool holds them) says so rather than hangs."""
 
     def __init__(self, factory: Callable[[], Any], workers: int, address: str = "auto", *, restarts: int = 2, steps: bool = False) -> None:
         ray = self._ray = _import_ray()
         self.workers = max(1, int(workers))
         self.address = address
         self._started = False
+        self._start_timeout = start_timeout()  # a wrong $VERICITE_RAY_START_S is one line before Ray starts
         env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
         if not ray.is_initialized():
             kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
@@ -229,10 +235,61 @@ class RayPool:
         shipped = shipped_entries(ray.cloudpickle.dumps)
         if shipped:
             factory = functools.partial(_installed_then, shipped, factory)
+        self._actors: list[Any] = []
+        self._board: Any = None
+        # as many workers as the cluster has CPUs free (each holds one); none free is one line, not a pool that waits
+        # for ever (another pool of this process, or another job, holds them)
+        free, total = _free_cpus(ray, self.workers)
+        fitted, note = fit_workers(self.workers, free, total)
+        if not fitted:
+            self.close()
+            raise VericiteError(note)
+        if note:
+            print(f"warning: {note}", file=sys.stderr, flush=True)
+        self.workers = fitted
         board_name = f"vericite-steps-{os.getpid()}-{id(self)}"
         self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).options(name=board_name).remote() if steps else None
         reporter = _RayReporter(board_name, STEP_PUSH_S) if self._board is not None else None
         self._actors = [actor.remote(factory, reporter) for _ in range(self.workers)]
+        self._await_start()
+
+    def _await_start(self) -> None:
+        """Wait (at most :func:`start_timeout` s) until the actors have started: those that have not by then
+        (their CPUs taken meanwhile, a node gone) are given up with a warning; none started is one line. Once this
+        returns, the actors hold their CPUs, so a pool opened next sees them taken."""
+        ray = self._ray
+        timeout = self._start_timeout
+        refs = {a.pid.remote(): a for a in self._actors}
+        ready, pending = ray.wait(list(refs), num_returns=len(refs), timeout=timeout)
+        started = []
+        why = ""
+        for ref in ready:
+            try:
+                ray.get(ref)
+                started.append(refs[ref])
+            except Exception as e:  # noqa: BLE001 - an actor that failed to start (its runtime environment ...)
+                why = why or _why(e)
+        if len(started) == len(self._actors):
+            return
+        for a in self._actors:
+            if a not in started:
+                try:
+                    ray.kill(a)
+                except Exception:  # noqa: BLE001 - an actor already gone
+                    pass
+        asked = len(self._actors)
+        self._actors = started
+        free, total = _cpus(ray)
+        state = f"{len(pending)} not started after {timeout:g} s (Ray has {free:g} of {total:g} CPUs free)" if pending else ""
+        reason = "; ".join(x for x in (state, f"failed to start: {why}" if why else "") if x)
+        if not started:
+            self.close()
+            raise VericiteError(
+                f"none of the {asked} Ray workers started: {reason}; another pool of actors or job may hold the CPUs "
+                f"(`ray status`), so run with fewer --workers, or set {START_ENV} to wait longer"
+            )
+        self.workers = len(started)
+        print(f"warning: {len(started)} of {asked} Ray workers started ({reason}): running {_workers(len(started))}", file=sys.stderr, flush=True)
 
     def steps(self) -> dict[str, str] | None:
         """What the workers last reported they are on; None when the board does not answer in
@@ -353,6 +410,64 @@ def _installed_then(shipped: dict[str, dict[str, tuple[bytes | None, str | None]
     """An actor's worker, built once the driver's run-time registrations are installed (:func:`install_entries`)."""
     install_entries(shipped)
     return factory()
+
+
+#: the environment variable that sets :func:`start_timeout` (seconds)
+START_ENV = "VERICITE_RAY_START_S"
+#: seconds a pool waits for its Ray actors to start, unless ``$VERICITE_RAY_START_S`` says otherwise
+START_TIMEOUT_S = 120.0
+
+
+def start_timeout() -> float:
+    """Seconds a :class:`RayPool` waits for its actors to start (:data:`START_ENV`, else :data:`START_TIMEOUT_S`)."""
+    raw = os.environ.get(START_ENV, "").strip()
+    try:
+        value = float(raw) if raw else START_TIMEOUT_S
+    except ValueError:
+        raise VericiteError(f"{START_ENV} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise VericiteError(f"{START_ENV} must be a number of seconds above 0, not {raw!r}")
+    return value
+
+
+def _cpus(ray: Any) -> tuple[float, float]:
+    """The CPUs the Ray cluster has free now, and in all."""
+    return float(ray.available_resources().get("CPU", 0.0)), float(ray.cluster_resources().get("CPU", 0.0))
+
+
+#: seconds a pool waits for CPUs to come free before it runs on fewer workers (those of a pool just closed: Ray
+#: frees a killed actor's CPU a moment later)
+FREE_WAIT_S = 5.0
+
+
+def _free_cpus(ray: Any, wanted: int) -> tuple[float, float]:
+    """:func:`_cpus`, waited for (at most :data:`FREE_WAIT_S`) while fewer than ``wanted`` are free."""
+    deadline = time.monotonic() + FREE_WAIT_S
+    free, total = _cpus(ray)
+    while free < wanted and total >= wanted and time.monotonic() < deadline:
+        time.sleep(0.1)
+        free, total = _cpus(ray)
+    return free, total
+
+
+def fit_workers(asked: int, free: float, total: float) -> tuple[int, str]:
+    """How many 1-CPU workers a pool starts when ``asked`` for on a cluster with ``free`` of ``total`` CPUs free:
+    ``(asked, "")`` when they fit; fewer, with a warning, when some CPU is free; ``(0, why)`` when none is (an actor
+    that cannot get a CPU waits for ever, and the command with it)."""
+    fits = int(free + 1e-9)
+    if fits >= asked:
+        return asked, ""
+    held = "another pool of actors or job holds the others (`ray status`)"
+    if fits < 1:
+        return 0, (
+            f"the Ray cluster has no CPU free for a worker ({free:g} of {total:g} free; each worker needs one): "
+            + (f"{held}; wait for it, or run without --ray" if total >= 1 else "start Ray with CPUs (ray start --num-cpus N)")
+        )
+    return fits, f"the Ray cluster has {free:g} of {total:g} CPUs free: running {_workers(fits)}, not {asked} ({held})"
+
+
+def _workers(n: int) -> str:
+    return f"{n} worker" + ("" if n == 1 else "s")
 
 
 def _probe(address: str, timeout: float = 10.0) -> None:
