@@ -456,6 +456,52 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
         pool.close()
 
 
+class SlowToRestart(Doubler):
+    """A Doubler that takes 2 s a batch (its step is on the board a while) and, in an actor Ray restarted, 6 s to
+    build (a model loaded again) before it runs its batch."""
+
+    def __init__(self):
+        import ray
+
+        if ray.get_runtime_context().get_actor_id() and ray.get_runtime_context().was_current_actor_reconstructed:
+            time.sleep(6)
+
+    def run(self, x):
+        if self.report is not None:
+            self.report(str(x), f"doubling {x}")
+        time.sleep(2)
+        if self.report is not None:
+            self.report(str(x), None)
+        return 2 * x
+
+
+def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_local):
+    """A lost actor's question showed the step its lost process was at until the restarted actor reported it anew
+    (after building its worker again: a model loaded); now it shows ``worker restarted, waiting`` meanwhile."""
+    from vericite.distributed import RayPool
+    from vericite.distributed.pool import RESTARTED
+
+    pool = RayPool(SlowToRestart, 2, "auto", steps=True)
+    try:
+        pids = pool.pids()
+        batches = pool.map("run", [(str(i), i) for i in range(4)])
+        got = dict([next(batches)])
+        deadline = time.monotonic() + 20
+        while len((pool.steps() or {})) < 2 and time.monotonic() < deadline:  # both actors on a question
+            time.sleep(0.05)
+        os.kill(pids[0], signal.SIGKILL)
+        seen = []
+        deadline = time.monotonic() + 20
+        while RESTARTED not in seen and time.monotonic() < deadline:
+            seen = list((pool.steps() or {}).values())
+            time.sleep(0.1)
+        assert RESTARTED in seen, seen
+        got.update(batches)
+        assert got == {str(i): 2 * i for i in range(4)}
+    finally:
+        pool.close()
+
+
 def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_wait(ray_local, monkeypatch, capsys):
     """Two pools of two 1-CPU actors on a Ray of 2 CPUs waited for ever (the second pool's actors never got a CPU);
     now the second is one line at once, and a pool with some CPUs free runs on those, with a warning."""

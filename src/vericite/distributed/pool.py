@@ -42,18 +42,28 @@ class StepBoard:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._steps: dict[str, str] = {}
+        self._owner: dict[str, str] = {}  # item -> the worker that last reported it (Ray: its actor id)
 
     def report(self, item: str, step: str | None) -> None:
         self.update({str(item): step})
 
-    def update(self, changes: dict[str, str | None]) -> None:
-        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`)."""
+    def update(self, changes: dict[str, str | None], worker: str | None = None, restarted: bool = False) -> None:
+        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`), from ``worker``.
+        ``restarted``: that worker was lost and Ray restarted it: the items it was on show :data:`RESTARTED` until
+        it reports them anew (Ray runs its lost batch again there), never the step the lost process was at."""
         with self._lock:
+            if restarted and worker is not None:
+                for item, owner in self._owner.items():
+                    if owner == worker:
+                        self._steps[item] = RESTARTED
             for item, step in changes.items():
                 if step is None:
                     self._steps.pop(str(item), None)
+                    self._owner.pop(str(item), None)
                 else:
                     self._steps[str(item)] = str(step)
+                    if worker is not None:
+                        self._owner[str(item)] = worker
 
     def snapshot(self) -> dict[str, str]:
         with self._lock:
@@ -62,6 +72,8 @@ class StepBoard:
 
 #: seconds a Ray worker gathers its step reports before it sends them to the board (one call, not waited for)
 STEP_PUSH_S = 0.5
+#: the step shown for an item whose Ray worker was lost and restarted, until the restarted worker reports it anew
+RESTARTED = "worker restarted, waiting"
 
 
 class _RayReporter:
@@ -76,9 +88,11 @@ class _RayReporter:
     def __init__(self, name: str, every: float = STEP_PUSH_S) -> None:
         self.name, self.every = name, every  # ``every``: the driver's STEP_PUSH_S, sent with it
         self.board: Any = None  # looked up by name at the first send
+        self.worker: str | None = None  # this worker's actor id (the same after a restart), found at the first send
         self._lock: Any = None
         self._changes: dict[str, str | None] = {}
         self._wake: Any = None
+        self._restarted = False
 
     def __getstate__(self) -> dict[str, Any]:
         return {"name": self.name, "every": self.every}  # each worker gathers its own reports
@@ -86,13 +100,24 @@ class _RayReporter:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["name"], state["every"])  # type: ignore[misc]
 
-    def __call__(self, item: str, step: str | None) -> None:
+    def _start(self) -> None:
         if self._lock is None:
             self._lock, self._wake = threading.Lock(), threading.Event()
             threading.Thread(target=self._send, name="vericite-steps", daemon=True).start()
+
+    def __call__(self, item: str, step: str | None) -> None:
+        self._start()
         with self._lock:
             self._changes.pop(str(item), None)  # re-inserted last: the board applies the changes in order
             self._changes[str(item)] = step
+        self._wake.set()
+
+    def restarted(self) -> None:
+        """Said by a worker Ray restarted after its process was lost, as it starts (before it loads its model): the
+        board marks the items its lost process was on :data:`RESTARTED` at the next send."""
+        self._start()
+        with self._lock:
+            self._restarted = True
         self._wake.set()
 
     def _send(self) -> None:
@@ -101,15 +126,17 @@ class _RayReporter:
             time.sleep(self.every)
             with self._lock:
                 changes, self._changes = self._changes, {}
+                restarted, self._restarted = self._restarted, False
                 self._wake.clear()
-            if not changes:
+            if not changes and not restarted:
                 continue
             try:
                 if self.board is None:
                     import ray
 
                     self.board = ray.get_actor(self.name)
-                self.board.update.remote(changes)
+                    self.worker = ray.get_runtime_context().get_actor_id()
+                self.board.update.remote(changes, self.worker, restarted)
             except Exception:  # noqa: BLE001 - a board gone: the answers go on, only the progress line loses its steps
                 pass
 
@@ -126,6 +153,8 @@ class _Holder:
         self._factory = factory
         self._reporter = reporter
         self._obj: Any = None
+        if isinstance(reporter, _RayReporter) and _reconstructed():
+            reporter.restarted()  # the lost process's items are not shown at its last step while this one starts
 
     def call(self, method: str, payload: Any) -> Any:
         if self._obj is None:
@@ -137,6 +166,20 @@ class _Holder:
 
     def pid(self) -> int:
         return os.getpid()
+
+
+def _reconstructed() -> bool:
+    """Whether this process is a Ray actor restarted after its first process was lost."""
+    import warnings
+
+    try:
+        import ray
+
+        with warnings.catch_warnings():  # Ray 2.60's property reads its own deprecated actor_id
+            warnings.simplefilter("ignore")
+            return bool(ray.get_runtime_context().was_current_actor_reconstructed)
+    except Exception:  # noqa: BLE001 - not in a Ray actor
+        return False
 
 
 # --------------------------------------------------------------------------- threads

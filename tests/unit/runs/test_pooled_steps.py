@@ -84,13 +84,14 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
 
     class Board:  # a Ray actor handle's shape: board.update.remote(changes)
         def __init__(self, fail=False):
-            self.sent, self.fail = [], fail
+            self.sent, self.restarts, self.fail = [], [], fail
             self.update = self
 
-        def remote(self, changes):
+        def remote(self, changes, worker=None, restarted=False):
             if self.fail:
                 raise RuntimeError("board lost")
             self.sent.append(dict(changes))
+            self.restarts.append(restarted)
 
     board = Board()
     reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.2)))  # as an actor gets it: its own buffer and thread
@@ -113,3 +114,48 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
     real.update(board.sent[0])
     real.update(board.sent[1])
     assert real.snapshot() == {"q2": ""}
+
+
+def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old_step(monkeypatch):
+    """A Ray worker lost with a question in hand is restarted by Ray, which runs its batch again there: until the new
+    process reports that question anew (after loading its model, which may take long), the board shows
+    ``worker restarted, waiting`` for it, not the step the lost process was at; other workers' questions keep theirs."""
+    import pickle
+    import time
+
+    from vericite.distributed import pool as P
+
+    board = StepBoard()
+    board.update({"q1": "", "q2": ""}, "actor-a")
+    board.update({"q1": "sentence 2, trial 1"}, "actor-a")
+    board.update({"q3": "sentence 1, evidence finder"}, "actor-b")
+    board.update({"q2": None}, "actor-a")  # done: not the lost process's any more
+    board.update({}, "actor-a", restarted=True)
+    assert board.snapshot() == {"q1": P.RESTARTED, "q3": "sentence 1, evidence finder"}
+    board.update({"q1": ""}, "actor-a")  # the restarted worker runs the batch again
+    assert board.snapshot() == {"q1": "", "q3": "sentence 1, evidence finder"}
+    label = steps_label({"q1": P.RESTARTED}, {"q1": 0}, done=lambda sid: False)
+    assert label == "sample q1, worker restarted, waiting"
+
+    class Board:
+        def __init__(self):
+            self.sent = []
+            self.update = self
+
+        def remote(self, changes, worker=None, restarted=False):
+            self.sent.append((dict(changes), worker, restarted))
+
+    monkeypatch.setattr(P, "_reconstructed", lambda: True)  # as in an actor Ray restarted
+    reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.05)))
+    reporter.board, reporter.worker = Board(), "actor-a"
+    P._Holder(lambda: None, reporter)  # the restarted actor starts: it says so before its first batch
+    deadline = time.monotonic() + 5
+    while not reporter.board.sent and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert reporter.board.sent == [({}, "actor-a", True)]
+    monkeypatch.setattr(P, "_reconstructed", lambda: False)  # a first start says nothing
+    fresh = P._RayReporter("board-name", every=0.05)
+    fresh.board = Board()
+    P._Holder(lambda: None, fresh)
+    time.sleep(0.2)
+    assert fresh.board.sent == []
