@@ -148,17 +148,18 @@ STEP_TIMEOUT_S = 2.0
 class _Holder:
     """What runs in a worker: the object the factory builds (once, at the first batch), and its method calls. With a
     ``reporter`` (a pool with steps), an object that has ``report_steps_to(report)`` is given it once built. With
-    ``driver`` (the driver's process id and Ray node), a Ray actor on the driver's node exits as soon as the driver's
+    ``driver`` (the driver's process id, Ray node and start time), a Ray actor on the driver's node exits as soon as the driver's
     process is gone (:func:`watch_driver`)."""
 
-    def __init__(self, factory: Callable[[], Any], reporter: Callable[[str, str | None], None] | None = None, driver: tuple[int, str] | None = None) -> None:
+    def __init__(self, factory: Callable[[], Any], reporter: Callable[[str, str | None], None] | None = None, driver: tuple[int, str, str | None] | None = None) -> None:
         self._factory = factory
         self._reporter = reporter
         self._obj: Any = None
         if isinstance(reporter, _RayReporter) and _reconstructed():
             reporter.restarted()  # the lost process's items are not shown at its last step while this one starts
         if driver is not None and driver[1] == _node_id():  # a Ray actor on its driver's machine: it watches it
-            threading.Thread(target=watch_driver, args=(driver[0],), name="vericite-driver-watch", daemon=True).start()
+            watch = functools.partial(watch_driver, driver[0], started=driver[2])
+            threading.Thread(target=watch, name="vericite-driver-watch", daemon=True).start()
 
     def call(self, method: str, payload: Any) -> Any:
         if self._obj is None:
@@ -176,28 +177,45 @@ class _Holder:
 DRIVER_WATCH_S = 0.1
 
 
-def watch_driver(pid: int, every: float = DRIVER_WATCH_S, exit: Callable[[int], Any] = os._exit) -> None:
+def watch_driver(pid: int, every: float = DRIVER_WATCH_S, exit: Callable[[int], Any] = os._exit, started: str | None = None) -> None:
     """In a Ray actor on its driver's machine: once the driver's process ``pid`` is gone (killed: SIGKILL, the OOM
     killer), ``exit`` this process at once rather than go on with its batch until Ray notices (1.4 s measured with
-    ``--ray auto``, more on a busy machine), answering questions whose answers nobody will write."""
-    while _alive(pid):
+    ``--ray auto``, more on a busy machine), answering questions whose answers nobody will write. ``started``: the
+    driver's start time (:func:`_started`), so that a process of another number space (a container) or a number
+    used again is not taken for the driver; a driver this process cannot see at the first look is not watched."""
+    if not _alive(pid, started):
+        return
+    while _alive(pid, started):
         time.sleep(every)
     exit(1)
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, killed but not yet reaped, does not)."""
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (``/proc``'s clock ticks since boot), None without ``/proc`` or the process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+def _alive(pid: int, started: str | None = None) -> bool:
+    """Whether process ``pid`` runs (a zombie, killed but not yet reaped, does not), and is the one that started
+    at ``started`` when that is known."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:  # another user's process: it exists
-        return True
+        pass
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:  # no /proc (macOS): os.kill said it exists
+    except FileNotFoundError:
+        return not Path("/proc/self/stat").exists()  # no /proc (macOS): os.kill said it exists
+    except OSError:
         return True
-    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return fields[0] != "Z" and (started is None or fields[19] == started)
 
 
 def _node_id() -> str | None:
@@ -342,7 +360,7 @@ class RayPool:
         # the actors on this machine watch this process, and exit as soon as it is killed (``watch_driver``); a Ray
         # Client's driver is not this process
         node = _node_id()
-        driver = (os.getpid(), node) if node and not address.startswith("ray://") else None
+        driver = (os.getpid(), node, _started(os.getpid())) if node and not address.startswith("ray://") else None
         self._actors = [actor.remote(factory, reporter, driver) for _ in range(self.workers)]
         self._await_start()
 
