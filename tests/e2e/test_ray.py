@@ -526,7 +526,7 @@ def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_l
         pool.close()
 
 
-def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_wait(ray_local, monkeypatch, capsys):
+def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_wait(tmp_path, ray_local, monkeypatch, capsys):
     """Two pools of two 1-CPU actors on a Ray of 2 CPUs waited for ever (the second pool's actors never got a CPU);
     now the second is one line at once, and a pool with some CPUs free runs on those, with a warning."""
     from vericite.distributed import RayPool
@@ -540,6 +540,9 @@ def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_
         with pytest.raises(VericiteError, match=r"no CPU free for a worker \(0 of 2 free") as e:
             RayPool(Doubler, 2, "auto")
         assert "\n" not in str(e.value) and time.monotonic() - t0 < 30
+        a = write_answers(tmp_path / "answers.jsonl", 4)  # a command: one line, exit 2
+        r = CliRunner().invoke(cli, ["evaluate", "-i", str(a), "-o", str(tmp_path / "e"), "-q", "--ray", "auto", "--workers", "2"])
+        assert r.exit_code == 2 and "no CPU free for a worker" in r.output and "Traceback" not in r.output, r.output
     finally:
         first.close()
     one = RayPool(Doubler, 1, "auto")  # the first pool's CPUs come back a moment after it closed
