@@ -42,19 +42,21 @@ class StepBoard:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._steps: dict[str, str] = {}
-        self._owner: dict[str, str] = {}  # item -> the worker that last reported it (Ray: its actor id)
+        self._owner: dict[str, tuple[str, int | None]] = {}  # item -> the worker (Ray: its actor id) and process that last reported it
 
     def report(self, item: str, step: str | None) -> None:
         self.update({str(item): step})
 
-    def update(self, changes: dict[str, str | None], worker: str | None = None, restarted: bool = False) -> None:
-        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`), from ``worker``.
-        ``restarted``: that worker was lost and Ray restarted it: the items it was on show :data:`RESTARTED` until
-        it reports them anew (Ray runs its lost batch again there), never the step the lost process was at."""
+    def update(self, changes: dict[str, str | None], worker: str | None = None, restarted: bool = False, pid: int | None = None) -> None:
+        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`), from ``worker``'s
+        process ``pid``. ``restarted``: that worker was lost and Ray restarted it (said by its new process ``pid``, or
+        by the driver, which saw Ray restart it, with ``pid`` None, or the new process's once Ray lists it alive): the
+        items a process of that worker other than ``pid`` was on show :data:`RESTARTED` until it reports them anew
+        (Ray runs the lost batch again there), never the step the lost process was at."""
         with self._lock:
             if restarted and worker is not None:
-                for item, owner in self._owner.items():
-                    if owner == worker:
+                for item, (owner, by) in self._owner.items():
+                    if owner == worker and (pid is None or by != pid):
                         self._steps[item] = RESTARTED
             for item, step in changes.items():
                 if step is None:
@@ -63,7 +65,7 @@ class StepBoard:
                 else:
                     self._steps[str(item)] = str(step)
                     if worker is not None:
-                        self._owner[str(item)] = worker
+                        self._owner[str(item)] = (worker, pid)
 
     def snapshot(self) -> dict[str, str]:
         with self._lock:
@@ -136,7 +138,7 @@ class _RayReporter:
 
                     self.board = ray.get_actor(self.name)
                     self.worker = ray.get_runtime_context().get_actor_id()
-                self.board.update.remote(changes, self.worker, restarted)
+                self.board.update.remote(changes, self.worker, restarted, os.getpid())
             except Exception:  # noqa: BLE001 - a board gone: the answers go on, only the progress line loses its steps
                 pass
 
@@ -344,6 +346,7 @@ class RayPool:
         self._actors: list[Any] = []
         self._board: Any = None
         self._inflight: dict[Any, Any] = {}
+        self._restarts: dict[str, int] = {}  # actor id -> the restarts seen by steps()
         # as many workers as the cluster has CPUs free (each holds one); none free is one line, not a pool that waits
         # for ever (another pool of this process, or another job, holds them)
         free, total = _free_cpus(ray, self.workers)
@@ -404,9 +407,15 @@ class RayPool:
 
     def steps(self) -> dict[str, str] | None:
         """What the workers last reported they are on; None when the board does not answer in
-        :data:`STEP_TIMEOUT_S` (lost, or a busy cluster): only the progress line's steps depend on it."""
+        :data:`STEP_TIMEOUT_S` (lost, or a busy cluster): only the progress line's steps depend on it. An actor
+        Ray restarted since the last reading has its questions marked :data:`RESTARTED` first."""
         if self._board is None:
             return {}
+        for actor, pid in restarted_actors(_actor_table(self._ray), self._restarts):
+            try:
+                self._board.update.remote({}, actor, True, pid)
+            except Exception:  # noqa: BLE001 - the progress line's steps only
+                pass
         try:
             return dict(self._ray.get(self._board.snapshot.remote(), timeout=STEP_TIMEOUT_S))
         except Exception:  # noqa: BLE001 - a board lost or slow: the run goes on
@@ -469,6 +478,33 @@ class RayPool:
         self._actors, self._board = [], None
         if self._started:
             ray.shutdown()
+
+
+def _actor_table(ray: Any) -> dict[str, dict[str, Any]]:
+    """This job's actors as Ray's control store lists them (``State``, ``NumRestarts``, ``Pid`` ...); ``{}`` where
+    that cannot be read (a Ray Client, another Ray version): Ray's own ``ray._private.state.actors``, as no public
+    call says an actor is restarting (``ray.util.state`` needs the dashboard, which ``auto`` does not start)."""
+    try:
+        from ray._private.state import actors
+        from ray._raylet import JobID
+
+        return dict(actors(job_id=JobID.from_hex(ray.get_runtime_context().get_job_id())))
+    except Exception:  # noqa: BLE001 - only the progress line's steps depend on it
+        return {}
+
+
+def restarted_actors(table: dict[str, dict[str, Any]], seen: dict[str, int]) -> list[tuple[str, int | None]]:
+    """The actors of ``table`` (:func:`_actor_table`) restarted since ``seen`` (their restarts, updated here), each
+    with its new process's id once Ray lists it alive (None while it is restarting): its questions are the lost
+    process's, whatever process reported them, but those the new process reported are its own."""
+    out = []
+    for actor, info in table.items():
+        n = int(info.get("NumRestarts") or 0)
+        if n > seen.get(actor, 0):
+            seen[actor] = n
+            pid = info.get("Pid") if info.get("State") == "ALIVE" else None
+            out.append((str(actor), int(pid) if pid else None))
+    return out
 
 
 #: how a name registered at run time that an actor cannot be given is said (when the actor would build it)
