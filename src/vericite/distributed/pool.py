@@ -347,6 +347,7 @@ class RayPool:
         self._board: Any = None
         self._inflight: dict[Any, Any] = {}
         self._restarts: dict[str, int] = {}  # actor id -> the restarts seen by steps()
+        self._table_due = 0.0  # when steps() next reads Ray's actor table
         # as many workers as the cluster has CPUs free (each holds one); none free is one line, not a pool that waits
         # for ever (another pool of this process, or another job, holds them)
         free, total = _free_cpus(ray, self.workers)
@@ -374,7 +375,10 @@ class RayPool:
         ray = self._ray
         timeout = self._start_timeout
         refs = {a.pid.remote(): a for a in self._actors}
-        ready, pending = ray.wait(list(refs), num_returns=len(refs), timeout=timeout)
+        # the step board too, so that the workers' first reports find it (a report sent before it is up is lost)
+        board = [self._board.snapshot.remote()] if self._board is not None else []
+        ready, pending = ray.wait([*refs, *board], num_returns=len(refs) + len(board), timeout=timeout)
+        ready, pending = [r for r in ready if r in refs], [r for r in pending if r in refs]
         started = []
         why = ""
         for ref in ready:
@@ -411,11 +415,13 @@ class RayPool:
         Ray restarted since the last reading has its questions marked :data:`RESTARTED` first."""
         if self._board is None:
             return {}
-        for actor, pid in restarted_actors(_actor_table(self._ray), self._restarts):
-            try:
-                self._board.update.remote({}, actor, True, pid)
-            except Exception:  # noqa: BLE001 - the progress line's steps only
-                pass
+        if time.monotonic() >= self._table_due:  # Ray's actor table, at most every RESTARTS_LOOK_S
+            self._table_due = time.monotonic() + RESTARTS_LOOK_S
+            for actor, pid in restarted_actors(_actor_table(self._ray), self._restarts):
+                try:
+                    self._board.update.remote({}, actor, True, pid)
+                except Exception:  # noqa: BLE001 - the progress line's steps only
+                    pass
         try:
             return dict(self._ray.get(self._board.snapshot.remote(), timeout=STEP_TIMEOUT_S))
         except Exception:  # noqa: BLE001 - a board lost or slow: the run goes on
@@ -478,6 +484,10 @@ class RayPool:
         self._actors, self._board = [], None
         if self._started:
             ray.shutdown()
+
+
+#: seconds between two readings of Ray's actor table by ``RayPool.steps()`` (the driver reads the steps every second)
+RESTARTS_LOOK_S = 1.0
 
 
 def _actor_table(ray: Any) -> dict[str, dict[str, Any]]:

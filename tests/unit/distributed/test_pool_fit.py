@@ -19,8 +19,7 @@ class Ref:
 class FakeActor:
     def __init__(self, ray, starts):
         self.ray, self.starts, self.killed = ray, starts, False
-        self.pid = self
-        self.call = self
+        self.pid = self.call = self.snapshot = self
 
     def remote(self, *a):
         return Ref(self)
@@ -114,8 +113,8 @@ def test_a_cluster_without_a_free_cpu_is_one_line_and_no_actor_is_started(fake_r
 
 def test_fewer_free_cpus_than_workers_runs_fewer_workers_with_a_warning(fake_ray, capsys):
     ray = fake_ray(free=1, total=2)
-    pool = P.RayPool(lambda: None, 2, "auto", steps=True)
-    assert pool.workers == 1 and len(pool._actors) == 1
+    pool = P.RayPool(lambda: None, 2, "auto", steps=True)  # its step board: one more actor, no CPU
+    assert pool.workers == 1 and len(pool._actors) == 1 and len(ray.actors) == 2
     assert "warning: the Ray cluster has 1 of 2 CPUs free: running 1 worker, not 2" in capsys.readouterr().err
     pool.close()
     assert all(a.killed for a in ray.actors)
