@@ -5,7 +5,10 @@ stay quiet. Nothing at all when disabled.
 ``progress_bar`` yields an ``Advance``: call it with the number of items finished, and (optionally) name the item
 now being worked on with ``advance.running(label)``. When one item takes longer than the interval, the plain
 lines say so while it runs (``generating: 3/20, sample q17 running for 65 s``), so a slow or hung model is
-visible rather than silent."""
+visible rather than silent.
+
+``warn`` says one warning line on stderr as the commands say theirs (yellow on a terminal, plain text otherwise):
+the floors below the commands (an evaluation's preload, the runner) say their warnings through it."""
 
 from __future__ import annotations
 
@@ -19,6 +22,14 @@ from .printable import printable
 
 #: seconds between two plain progress lines when stderr is not a terminal
 LOG_INTERVAL_S = 30.0
+
+
+def warn(text: str) -> None:
+    """One warning line on stderr, styled as the commands' own (``click.secho(..., fg="yellow", err=True)``: coloured
+    on a terminal, plain in a log or a pipe), so a warning said below the CLI reads as one said by it."""
+    import click
+
+    click.secho(text, fg="yellow", err=True)
 
 
 def _clock(seconds: float) -> str:

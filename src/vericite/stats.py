@@ -8,7 +8,7 @@ metric results on these; ``judges/meta_figures.py`` the CIs of a judge's figures
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -57,6 +57,36 @@ def f1_of(precision: Statistic, recall: Statistic) -> Statistic:
     return stat
 
 
+def f1_of_counts(tp: Sequence[float] | np.ndarray, fp: Sequence[float] | np.ndarray, fn: Sequence[float] | np.ndarray) -> Statistic:
+    """One class's F1 from per-item 0/1 counts (true positive, false positive, false negative) on each bootstrap
+    sample, as :func:`precision_recall_f1` computes the point figure: 2tp / (2tp + fp + fn), so 0 when the class was
+    drawn but never predicted (or predicted but never drawn), NaN only when all three counts are 0. (``f1_of``
+    leaves a sample where precision or recall is undefined out, where the point figure says 0.)"""
+    a, b, c = (np.asarray(v, dtype=float) for v in (tp, fp, fn))
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        t = w @ a
+        d = 2 * t + w @ b + w @ c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(d > 0, 2 * t / np.where(d > 0, d, 1.0), np.nan)
+
+    return stat
+
+
+def precision_recall_f1(tp: int, fp: int, fn: int) -> dict[str, float | int | None]:
+    """One class's precision, recall, F1 and support (tp + fn) from its counts: precision null when the class was
+    never predicted (tp + fp = 0), recall null when it never occurs (tp + fn = 0); F1 then 0.0 when the other
+    count is not empty (a class missed or only said wrongly), null when all three counts are 0. The binary and the
+    three-way judge-eval figures share it (``judges/meta.py``, ``judges/meta_three.py``)."""
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    if precision is None or recall is None:
+        f1 = None if (tp + fp + fn) == 0 else 0.0
+    else:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "support": tp + fn}
+
+
 def point(statistic: Statistic, n_items: int) -> float | None:
     """The statistic on the corpus itself (every item once); None where undefined."""
     v = float(statistic(np.ones((1, n_items)))[0])
@@ -87,13 +117,17 @@ def bootstrap_cis(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
     max_cells: int = 4_000_000,
+    counts: Collection[str] = (),
 ) -> dict[str, tuple[float | None, float | None]]:
     """Percentile bootstrap intervals of several statistics over the same resamples of items.
 
     Every statistic sees the same samples (drawn with ``numpy.random.default_rng(seed)``), so the intervals of
     one evaluation are consistent and the same seed reproduces them. Samples are drawn in blocks of at most
     ``max_cells`` weights, so memory stays flat however large the corpus. Samples where a statistic is undefined
-    are left out of its interval; (None, None) when none is defined or there are no items."""
+    are left out of its interval; (None, None) when none is defined or there are no items. The statistics named
+    in ``counts`` are whole numbers (a confusion count): their interval is of values drawn, the lower bound the
+    nearest drawn value at or below the lower percentile and the upper at or above the upper one (numpy's
+    ``lower`` / ``higher`` quantiles), as ints, where the interpolated percentiles would be fractions."""
     empty: tuple[float | None, float | None] = (None, None)
     if n_items <= 0 or resamples <= 0:
         return {k: empty for k in statistics}
@@ -108,6 +142,9 @@ def bootstrap_cis(
         v = v[~np.isnan(v)]
         if v.size == 0:
             out[k] = empty
+        elif k in counts:
+            lo, hi = np.quantile(v, alpha, method="lower"), np.quantile(v, 1.0 - alpha, method="higher")
+            out[k] = (int(round(float(lo))), int(round(float(hi))))
         else:
             lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
             out[k] = (float(lo), float(hi))

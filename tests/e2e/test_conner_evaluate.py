@@ -312,3 +312,21 @@ def test_deviations_from_conner_are_recorded_and_neither_resume_nor_compare_read
     (tmp_path / "a" / "results.json").write_text(json.dumps(res), encoding="utf-8")
     r = CliRunner().invoke(cli, ["compare", str(tmp_path / "a"), str(tmp_path / "b")])
     assert r.exit_code != 0 and "conner.aggregation" in r.output and "Traceback" not in r.output, r.output
+
+
+def test_a_run_that_did_not_measure_relevance_records_no_relevance_model_and_still_compares(tmp_path):
+    # --metrics without relevance: the relevance model is neither loaded nor recorded (null), so compare reads it
+    # only when both runs record one; two runs with different relevance models are still not compared
+    p = write(tmp_path, LINES[:2])
+    for name, extra in (("all", []), ("some", ["--metrics", "factuality,coherence_sentence"])):
+        r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(p), "-o", str(tmp_path / name), *FAKES, *extra])
+        assert r.exit_code == 0, r.output
+    some = json.loads((tmp_path / "some" / "results.json").read_text())
+    assert some["evaluation"]["conner"]["relevance_model"] is None
+    assert json.loads((tmp_path / "all" / "results.json").read_text())["evaluation"]["conner"]["relevance_model"] is not None
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "all"), str(tmp_path / "some"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    some["evaluation"]["conner"]["relevance_model"] = "other-scorer@1"
+    (tmp_path / "some" / "results.json").write_text(json.dumps(some), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "all"), str(tmp_path / "some")])
+    assert r.exit_code != 0 and "conner.relevance_model" in r.output, r.output

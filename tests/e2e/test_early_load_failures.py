@@ -77,8 +77,17 @@ def test_relevance_model_none_is_not_loaded(tmp_path, monkeypatch):
     monkeypatch.setitem(onnx.FILES, "reranker_en", {**onnx.FILES["reranker_en"], "model.onnx": "0" * 64})
     r = conner(tmp_path, "--relevance-model", "none")
     assert r.exit_code == 0, r.output
-    # --metrics without relevance still builds it (results.json's evaluation.conner.relevance_model is its id): early
-    one_line_failure(conner(tmp_path, "--metrics", "factuality", "-o", str(tmp_path / "f")), "relevance model ms-marco")
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["evaluation"]["conner"]["relevance_model"] is None
+
+
+def test_a_relevance_model_is_neither_loaded_nor_recorded_when_metrics_leaves_relevance_out(tmp_path, monkeypatch):
+    # it was loaded (a broken one failed the evaluation) and its id recorded though nothing scored with it
+    monkeypatch.setitem(onnx.FILES, "reranker_en", {**onnx.FILES["reranker_en"], "model.onnx": "0" * 64})  # as a corrupt file reads
+    r = conner(tmp_path, "--metrics", "factuality,coherence_sentence", "-o", str(tmp_path / "f"))
+    assert r.exit_code == 0 and "relevance model" not in r.output, r.output
+    res = json.loads((tmp_path / "f" / "results.json").read_text())
+    assert res["evaluation"]["conner"]["relevance_model"] is None and "relevance" not in res["metrics"]
+    one_line_failure(conner(tmp_path, "--metrics", "factuality,relevance", "-o", str(tmp_path / "g")), "relevance model ms-marco")
 
 
 def test_a_relevance_model_that_loads_is_built_once_and_scores_the_corpus(tmp_path):
@@ -215,6 +224,12 @@ def test_a_run_with_a_relevance_model_that_cannot_be_loaded_fails_before_it_gene
     r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "ok"), "--no-cache", "-q"])
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "ok" / "results.json").read_text())["metrics"]["relevance"]["n"] == 3
+    # metrics without relevance: the model is not loaded before generating (nor after), nor recorded
+    cfg.write_text(base + "relevance_model: ms-marco:nine\nmetrics: [factuality]\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "some"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "some" / "results.json").read_text())
+    assert res["evaluation"]["conner"]["relevance_model"] is None and "relevance" not in res["metrics"]
 
 
 def test_a_run_with_a_reader_of_an_unknown_model_fails_before_it_generates(tmp_path):
@@ -225,3 +240,37 @@ def test_a_run_with_a_reader_of_an_unknown_model_fails_before_it_generates(tmp_p
     r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
     one_line_failure(r, "reader", "no-such-model", "unknown")
     assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+
+
+def test_a_run_whose_reader_model_file_is_missing_fails_before_it_generates(tmp_path, monkeypatch):
+    # a known model (a registered embedded one, llamacpp:<path>) whose file is missing was found only when the first
+    # evaluation loaded it, after level 0's generation
+    from vericite.models import provision
+
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "answer"}) + "\n" for x in ALCE), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    base = f"name: t\ndataset: {data}\nmodel: fake\nmethod: vanilla\ntask: alce-short\njudge: fake\nresamples: 5\n"
+    cfg.write_text(base + f"reader: llm:llamacpp:{tmp_path / 'no-such.gguf'}\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "reader", "no-such.gguf", "not found")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+    monkeypatch.setattr(provision.ModelSpec, "is_installed", lambda self: False)
+    cfg.write_text(base + "reader: llm:smollm2-135m\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run2"), "--no-cache", "-q"])
+    one_line_failure(r, "reader", "smollm2-135m", "is not installed")
+    assert not list((tmp_path / "run2").rglob("samples.jsonl"))
+
+
+def test_a_conner_run_whose_lm_file_is_missing_fails_before_it_generates(tmp_path):
+    # CONNER's lm (its LM measures and validity's reader) is loaded by the evaluation's suite, after the generation
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"What is the capital of land {i}?"}) + "\n" for i in range(3)), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: t\ndataset: {data}\nmodel: fake\nmethod: conner-knowledge\ntask: conner\njudge: fake-3way\n"
+                   f"lm: llamacpp:{tmp_path / 'no-lm.gguf'}\nrelevance_model: fake\nresamples: 5\n", encoding="utf-8")  # fmt: skip
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "LM", "no-lm.gguf", "not found")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("lm: llamacpp:", "lm: no-such-model #"), encoding="utf-8")
+    one_line_failure(CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run2"), "--no-cache", "-q"]), "LM", "no-such-model")

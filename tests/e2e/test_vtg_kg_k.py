@@ -81,3 +81,30 @@ def test_run_with_k_and_a_store_in_its_config_says_the_same_line(tmp_path, store
     assert run("k", "k: 1").count(VTG_K_WITH_STORE) == 1
     assert VTG_K_WITH_STORE not in run("kg", "k: 1, kg_k: 1")
     assert VTG_K_WITH_STORE not in run("plain", "queries: 2")
+
+
+def test_run_says_the_line_when_an_experiments_levels_set_k_with_a_store_once(tmp_path, store, monkeypatch):
+    # only the config's own method_args were checked: an experiment whose levels set k (with the config's store) ran
+    # without the line; levels that set k at two levels say it once, and levels that set kg_k too say nothing
+    from vericite import registry
+    from vericite.bench.experiments.base import Experiment, Transformed, factory
+
+    monkeypatch.chdir(tmp_path)
+    questions(tmp_path, "Who is Ann Smith?")
+
+    def sweep(name, extra):
+        exp = Experiment(name=name, x_label="k", levels=(1, 2), apply=lambda s, level, seed: Transformed(list(s)),
+                         generation=lambda level, args: {"method": "vtg", "method_args": {**args, "k": int(level), **extra}})  # fmt: skip
+        registry.experiments.register(name, factory(exp), replace=True)
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\ndataset: q.jsonl\nmodel: fake\njudge: fake\ntask: alce\nresamples: 20\nmethod: vtg\nexperiment: {name}\n"
+            f"method_args: {{trials: 1, verifier_judge: fake, store: {json.dumps(str(store))}}}\n", encoding="utf-8")
+        try:
+            r = CliRunner().invoke(cli, ["run", f"{name}.yaml", "--out", name, "-q", "--no-cache"])
+        finally:
+            registry.experiments.unregister(name)
+        assert r.exit_code == 0, r.output
+        return r.stderr
+
+    assert sweep("k-sweep", {}).count(VTG_K_WITH_STORE) == 1
+    assert VTG_K_WITH_STORE not in sweep("kg-sweep", {"kg_k": 1})

@@ -8,6 +8,7 @@ import click
 from pydantic import ValidationError
 
 from ..errors import VericiteError, validation_message
+from ..generate.vtg_build import VTG_K_WITH_STORE  # noqa: F401  (re-exported: the line vtg_k_note says)
 from ..runs.config import GenerateConfig
 from .options import SERVER_OPTIONS, ray_options, ray_settings
 from .output import status_words
@@ -59,19 +60,13 @@ def vtg_flags(opts: dict[str, Any]) -> None:
             raise VericiteError(f"--judge is an option of --method rerank and vtg (their judge), not of {method}")
 
 
-#: said when vtg is given --k with --store: k is the documents' long-term memory, not the triples'
-VTG_K_WITH_STORE = (
-    "warning: vtg: --k is not applied to a memory of triples (--store): its long-term memory starts with all of KaLMA's "
-    "retrieval; to keep only the top N re-ranked triples there (the rest left to the evidence finder), give --method-arg kg_k=N"
-)
-
-
 def vtg_k_note(cfg: Any) -> None:
-    """One line on stderr when ``k`` was given (``--k``, ``--method-arg k=``, or `vericite run`'s config) to vtg with a graph store and no
-    ``kg_k``: k bounds documents only (the run goes on as given; the manifest records k as it always did)."""
-    args = cfg.method_args or {}
-    if cfg.method == "vtg" and "k" in args and args.get("store") and args.get("kg_k") is None:
-        click.secho(VTG_K_WITH_STORE, fg="yellow", err=True)
+    """The method's notes on its options, one warning line each (``GenerateConfig.method_notes``): VTG given ``k``
+    (``--k``, ``--method-arg k=``) with a graph store and no ``kg_k``: k bounds documents only
+    (``generate/vtg_build.py: k_with_store_note``; `vericite run` says them once per distinct line over its levels,
+    ``runs/runner.py``)."""
+    for said in cfg.method_notes():
+        click.secho(said, fg="yellow", err=True)
 
 
 def print_summary(manifest: dict[str, Any], out: str) -> None:

@@ -38,11 +38,9 @@ def run(config: str, out: str | None, resume: bool, no_cache: bool, quiet: bool,
     warnings go to stderr."""
     from ..runs.runner import load_run_config, run_config
     from .evaluate import print_results, results_json
-    from .generate import vtg_k_note
 
     fmt = resolve_format(fmt, as_json)
     cfg = load_run_config(config, {**overrides, "cache": False if no_cache else None})
-    vtg_k_note(cfg)  # vtg with k and a store: k is not applied to a memory of triples (as generate says)
     out = out or f"runs/{cfg.name}"
     results = run_config(cfg, out, resume=resume, progress=not quiet)
     experiments = results.get("experiments") or {}

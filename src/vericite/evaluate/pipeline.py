@@ -276,11 +276,10 @@ def preload(suite: Sequence[Any]) -> None:
     uses the instance loaded. Only the driver calls it: the workers of ``--ray`` build the suite to judge, never
     these models. A plugin family whose ``preload`` fails (a bug: ``PluginError``) is left to its corpus run, which
     says why its metrics are not computed. A ``preload`` may return a line: what will not be computed and why (ALCE's
-    QA model that cannot be had here: its metrics are not computed with the reason, by design), printed on stderr
-    now, before the judging, once per evaluation."""
-    import sys
-
+    QA model that cannot be had here: its metrics are not computed with the reason, by design), said on stderr as
+    the commands' warnings are (``progress.warn``) now, before the judging, once per evaluation."""
     from ..errors import PluginError
+    from ..progress import warn
 
     for m in suite:
         try:
@@ -288,7 +287,7 @@ def preload(suite: Sequence[Any]) -> None:
             if callable(load):
                 said = load()
                 if isinstance(said, str) and said:  # what will not be computed, and why (ALCE's QA model): said once, now
-                    print(said, file=sys.stderr, flush=True)
+                    warn(said)
         except PluginError as e:
             if e.kind != "metric":
                 raise

@@ -19,6 +19,11 @@ samples ``candidates`` knowledge texts with top-p and keeps the best by Q_know: 
 The record's ``output`` is the knowledge (what ``vericite evaluate --task conner`` measures); ``knowledge_source``,
 ``prompt`` and, few-shot, the ids of the ``demonstrations`` are kept with it; ``selection`` holds the scored
 candidates of knowledge selection and which was chosen.
+
+The query is the sample's question: for WoW (``wow-*-500``) the whole dialogue history, where CONNER's WoW prompts
+use the last utterance (Table 11). With ``source=generate`` (the prompt's ``Question:``, the demonstrations' too)
+or ``retrieve`` (BM25's query) that is a deviation, recorded in the manifest's ``deviations``
+(:data:`WOW_QUERY_DEVIATION`; the evaluation records its own, ``evaluation.conner.deviations``).
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ INSTRUCTION = "Generate a Wikipedia to answer the given question."
 #: whole passages, 16 of the first 50 nq-500 prompts of ``--shot 4`` (up to 14.8k tokens) exceed a 4,096-token
 #: context; cut to 200 words, the longest is 1.4k. WoW's gold sentences are all shorter.
 DEFAULT_DEMO_WORDS = 200
+#: the manifest's deviation when a sample's query is a WoW dialogue history (``metrics.conner.dialogue_queries``)
+WOW_QUERY_DEVIATION = (
+    "query: the whole dialogue history (WoW), where CONNER's WoW prompts use the last utterance (Table 11); the "
+    "generation prompt's Question (and source=retrieve's BM25 query) reads it"
+)
 #: what a few-shot manifest written before ``demo_words`` was recorded used (unless its config set it): whole
 #: demonstrations (``ConnerKnowledge.upgrade_manifest``; ``--resume`` names it in its line)
 WHOLE_DEMONSTRATIONS = "whole (before demo_words was recorded: no cut)"
@@ -113,6 +123,7 @@ class ConnerKnowledge:
         self.demo_pool: list[Sample] | None = None  # pool=m: the candidate demonstrations, best first with select
         self.demo_scores: list[dict[str, Any]] = []
         self.progress = False  # the pool's scoring shows progress (show_progress: the run's setting)
+        self.dialogue_queries = False  # some sample's query is a WoW dialogue history (check_samples)
 
     def show_progress(self, enabled: bool) -> None:
         self.progress = enabled
@@ -138,8 +149,12 @@ class ConnerKnowledge:
         return self.opts.demo_words or DEFAULT_DEMO_WORDS
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
-        """Keeps the run's questions as the few-shot pool; refuses what cannot be done before anything runs."""
+        """Keeps the run's questions as the few-shot pool; refuses what cannot be done before anything runs; notes
+        whether a query is a WoW dialogue history (the manifest's ``deviations``)."""
+        from ..metrics.conner import dialogue_queries
+
         self.pool = list(samples)
+        self.dialogue_queries = dialogue_queries(samples)
         o = self.opts
         if o.source == "retrieve" and self.retriever is None:
             raise VericiteError("method conner-knowledge: source=retrieve needs an index: --index DIR (vericite docs index)")
@@ -261,7 +276,13 @@ class ConnerKnowledge:
             "seed": self.seed,
             "params": self.params.to_dict(),
             **({"selection": sel} if (sel := self._selection_manifest()) else {}),
+            "deviations": self.deviations(),
         }
+
+    def deviations(self) -> list[str]:
+        """Where this generation departs from CONNER, in words (the manifest's ``deviations``): over WoW-shaped
+        samples (the query is the dialogue history), when the query is read (``source`` generate or retrieve)."""
+        return [WOW_QUERY_DEVIATION] if self.dialogue_queries and self.opts.source != "reference" else []
 
     def _index_corpus(self) -> dict[str, Any] | None:
         """What the index retrieved from holds (an index rebuilt in place is another retrieval: generate --resume)."""

@@ -19,6 +19,23 @@ DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 INDEX_DEPTH = 50
 
 
+#: said when vtg is given k with a store (``--k`` with ``--store``, or a run's config or experiment level): k is the
+#: documents' long-term memory, not the triples'
+VTG_K_WITH_STORE = (
+    "warning: vtg: --k is not applied to a memory of triples (--store): its long-term memory starts with all of KaLMA's "
+    "retrieval; to keep only the top N re-ranked triples there (the rest left to the evidence finder), give --method-arg kg_k=N"
+)
+
+
+def k_with_store_note(method: str | None, method_args: dict[str, Any] | None) -> str | None:
+    """:data:`VTG_K_WITH_STORE` when ``k`` is given to vtg with a graph store and no ``kg_k`` (k bounds documents
+    only; the run goes on as given, its manifest records k as it always did), else None."""
+    args = method_args or {}
+    if method == "vtg" and "k" in args and args.get("store") and args.get("kg_k") is None:
+        return VTG_K_WITH_STORE
+    return None
+
+
 class VtgOptions(BaseModel):
     """VTG's options (``--method-arg KEY=VALUE``; ``--k``, ``--queries``, ``--docs-per-query``, ``--trials``,
     ``--judge``, ``--no-query-generation``, ``--no-verifier``, ``--no-simplifier``, ``--index``, ``--retriever``,
@@ -27,6 +44,12 @@ class VtgOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
     recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k",)
+
+    @classmethod
+    def notes(cls, method_args: dict[str, Any]) -> list[str]:
+        """What the given options are warned about (``protocols.MethodOptions``): k with a store (k_with_store_note)."""
+        said = k_with_store_note("vtg", method_args)
+        return [said] if said else []
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
     kg_k: int | None = Field(default=None, ge=1)  # a memory of triples: D_L = the top kg_k re-ranked triples (None: all), the rest left to the evidence finder

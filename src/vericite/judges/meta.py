@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .. import jsonl
 from ..errors import DataError
+from ..stats import precision_recall_f1
 from ..types import JudgePair, Judgement
 
 THRESHOLD = 0.5
@@ -87,16 +88,6 @@ def roc_auc(scores: Sequence[float], positives: Sequence[bool]) -> tuple[float |
     return u / (n_pos * n_neg), ""
 
 
-def _prf(tp: int, fp: int, fn: int) -> dict[str, float | int | None]:
-    precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / (tp + fn) if tp + fn else None
-    if precision is None or recall is None:
-        f1 = None if (tp + fp + fn) == 0 else 0.0
-    else:
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "support": tp + fn}
-
-
 def score_judgements(
     gold_labels: Sequence[Any], judgements: Sequence[Judgement], threshold: float = THRESHOLD
 ) -> dict[str, Any]:
@@ -114,7 +105,7 @@ def score_judgements(
         tp = sum(1 for g, p in zip(gold, preds) if g is cls and p is cls)
         fp = sum(1 for g, p in zip(gold, preds) if g is not cls and p is cls)
         fn = sum(1 for g, p in zip(gold, preds) if g is cls and p is not cls)
-        per_class[name] = _prf(tp, fp, fn)
+        per_class[name] = precision_recall_f1(tp, fp, fn)
         if tp + fn:
             recalls.append(tp / (tp + fn))
     n = len(judgements)

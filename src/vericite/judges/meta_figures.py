@@ -5,8 +5,10 @@ rows a metric table shows (``vericite judge-eval`` on stdout, ``vericite report`
 
 The bootstrap resamples pairs, the independent unit, and recomputes each figure exactly as the point figure is
 computed (vericite/stats.py): balanced accuracy as the mean of the two class recalls, ROC AUC by ranks with ties
-counting one half over the scored pairs drawn, F1 from precision and recall. A resample where a figure is
-undefined (one class missing) is left out of that figure's interval.
+counting one half over the scored pairs drawn, F1 from the class's counts as the point F1 (2tp / (2tp + fp + fn):
+0 on a resample where the class was drawn but never said, as the point figure of a class never said is 0). A
+resample where a figure is undefined (one class missing; for F1, neither drawn nor said) is left out of that
+figure's interval.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of, ratio_of_sums
+from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of_counts, ratio_of_sums
 from ..types import NOT_SUPPORTED, SUPPORTED, Judgement
 from .meta import NEGATIVE, POSITIVE, THRESHOLD, binary_label
 
@@ -152,8 +154,9 @@ def figure_cis(
         "balanced_accuracy": balanced,
         "accuracy": ratio_of_sums(np.where(gold, said_pos, said_neg), ones),
         "roc_auc": _auc_statistic(scores, gold, np.array([p is not None for p in preds])),
-        "f1_supports": f1_of(ratio_of_sums(g_pos * said_pos, said_pos), rec_pos),
-        "f1_not_supports": f1_of(ratio_of_sums(g_neg * said_neg, said_neg), rec_neg),
+        # as the point figure (stats.precision_recall_f1): 0 on a sample where the class was drawn but never said
+        "f1_supports": f1_of_counts(g_pos * said_pos, g_neg * said_pos, g_pos * (1 - said_pos)),
+        "f1_not_supports": f1_of_counts(g_neg * said_neg, g_pos * said_neg, g_neg * (1 - said_neg)),
         "unparseable": ratio_of_sums(np.array([j.status == "unparseable" for j in judgements], dtype=float), ones),
     }
     cis = bootstrap_cis(stats, len(preds), resamples=resamples, seed=seed)
@@ -220,7 +223,7 @@ def three_way_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
         value = _dig(three, path)
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             value = None
-        reason = None if value is not None else str(three.get(f"{path[0]}_note") or "undefined: no pair of the class")
+        reason = None if value is not None else str(three.get(f"{path[0]}_note") or "undefined: no pair is of the class nor was said to be")
         rows.append({"metric": name, "value": value, "ci": cis.get(ci_key) if value is not None else None,
                      "n": three.get("n"), "judge": results.get("judge"), "higher_is_better": True, "reason": reason})
     return rows

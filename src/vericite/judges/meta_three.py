@@ -21,9 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of, ratio_of_sums
+from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Statistic, bootstrap_cis, f1_of_counts, precision_recall_f1, ratio_of_sums
 from ..types import Judgement
-from .meta import _prf
 
 LABELS = ("supports", "refutes", "not_enough_info")
 ABSTAINED = "abstained"
@@ -75,7 +74,7 @@ def three_way_figures(
         tp = sum(1 for g, p in zip(gold, preds) if g == c and p == c)
         fp = sum(1 for g, p in zip(gold, preds) if g != c and p == c)
         fn = sum(1 for g, p in zip(gold, preds) if g == c and p != c)
-        per_class[c] = _prf(tp, fp, fn)
+        per_class[c] = precision_recall_f1(tp, fp, fn)
         if tp + fn:
             recalls.append(tp / (tp + fn))
     missing = [c for c in LABELS if c not in gold]
@@ -96,11 +95,11 @@ def three_way_figures(
 
     stats: dict[str, Statistic] = {"balanced_accuracy": balanced}
     for c in LABELS:
-        stats[f"f1_{c}"] = f1_of(ratio_of_sums(g_is[c] * p_is[c], p_is[c]), rec[c])
+        stats[f"f1_{c}"] = f1_of_counts(g_is[c] * p_is[c], (1 - g_is[c]) * p_is[c], g_is[c] * (1 - p_is[c]))  # as the point figure
     for g in LABELS:
         for p in (*LABELS, None):
             stats[f"confusion/{g}/{p or ABSTAINED}"] = count(g_is[g] * p_is[p])
-    raw = bootstrap_cis(stats, n, resamples=resamples, seed=seed)
+    raw = bootstrap_cis(stats, n, resamples=resamples, seed=seed, counts=[k for k in stats if k.startswith("confusion/")])
     cis = {k: ([lo, hi] if lo is not None and hi is not None else None) for k, (lo, hi) in raw.items()}
     ci: dict[str, Any] = {k: v for k, v in cis.items() if not k.startswith("confusion/")}
     ci["confusion"] = {g: {p: cis[f"confusion/{g}/{p}"] for p in (*LABELS, ABSTAINED)} for g in LABELS}

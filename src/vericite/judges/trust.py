@@ -21,8 +21,9 @@ def num(x: Any) -> str:
 
 
 def trust_words(meas: dict[str, Any] | None) -> str:
-    """A measurement in one line: balanced accuracy, ROC AUC and what it was measured on; for ALCE's human labels,
-    Cohen's kappa beside ALCE's own judge's ("recall κ 0.320 (ALCE's TRUE T5-11B: κ 0.578)")."""
+    """A measurement in one line: balanced accuracy, ROC AUC (a three-way judge's three-way balanced accuracy beside
+    them: :func:`three_way_words`) and what it was measured on; for ALCE's human labels, Cohen's kappa beside ALCE's
+    own judge's ("recall κ 0.320 (ALCE's TRUE T5-11B: κ 0.578)")."""
     if is_four_class(meas):
         return four_class_words(meas)  # type: ignore[arg-type]
     if not meas or meas.get("balanced_accuracy") is None:
@@ -36,7 +37,21 @@ def trust_words(meas: dict[str, Any] | None) -> str:
         if ref:
             text += f" (ALCE's {ref.get('judge', 'TRUE T5-11B')} on the same sentences: κ {num(ref.get('cohen_kappa'))}, balanced accuracy {num(ref.get('balanced_accuracy'))})"
         return text
-    return f"measured balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))} on {meas.get('data', 'labelled pairs')}"
+    three = three_way_words(meas)
+    three = f"; {three}" if three else ""
+    return f"measured balanced accuracy {num(meas['balanced_accuracy'])}, ROC AUC {num(meas.get('roc_auc'))}{three} on {meas.get('data', 'labelled pairs')}"
+
+
+def three_way_words(meas: Any) -> str | None:
+    """A three-way judge's figures on three-way gold labels (a measurement's ``three_way``, as ``vericite
+    judge-eval`` writes them): "three-way balanced accuracy 0.480 [0.437, 0.521]", the interval only when
+    measured (``three_way.ci.balanced_accuracy``); None without them."""
+    three = meas.get("three_way") if isinstance(meas, Mapping) else None
+    if not isinstance(three, Mapping) or three.get("balanced_accuracy") is None:
+        return None
+    ci = (three.get("ci") or {}).get("balanced_accuracy") if isinstance(three.get("ci"), Mapping) else None
+    ci_words = f" [{num(ci[0])}, {num(ci[1])}]" if isinstance(ci, (list, tuple)) and len(ci) == 2 else ""
+    return f"three-way balanced accuracy {num(three['balanced_accuracy'])}{ci_words}"
 
 
 def is_four_class(meas: Any) -> bool:

@@ -124,7 +124,9 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
     # evaluation.conner's settings, each compared; not ``deviations``: what it notes follows from the others (the
     # coherence model), the family's version (its reader's prompt) and the inputs (WoW's query), which compare checks
     # on their own, so an evaluation recorded before a deviation was noted still compares with one recorded after
-    compared_settings: dict[str, str | None] = {f"conner.{k}": None for k in SETTINGS}
+    # (the relevance model only when both runs record it: one that did not measure relevance records none, and its
+    # relevance is then shown as not computed)
+    compared_settings: dict[str, str | None] = {f"conner.{k}": f"conner.{k}" if k == "relevance_model" else None for k in SETTINGS}
     allowed_differences: tuple[Any, ...] = ()
 
     def __init__(
@@ -199,10 +201,10 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
     def preload(self) -> None:
         """Builds now the relevance model that the corpus's scoring would first load (``tasks/conner.py``'s
         ``RelevanceScorer.load``): the evaluation's driver calls it before any answer is judged
-        (``evaluate/pipeline.py``), so a model that cannot be loaded is one line then, not after the judging. Also
-        when ``--metrics`` leaves relevance out: :meth:`settings` records the model's id, which builds it. A plugged
+        (``evaluate/pipeline.py``), so a model that cannot be loaded is one line then, not after the judging; not
+        when ``--metrics`` leaves relevance out (nothing scores with it, :meth:`settings` records no id). A plugged
         discourse-coherence model (``conner:coherence_model``) is built now for the same reason."""
-        for scorer in (self.scorer, self.coherence):
+        for scorer in (self.scorer if "relevance" in self.names else None, self.coherence):
             load = getattr(scorer, "load", None)
             if callable(load):
                 load()
@@ -212,7 +214,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
         return {
             "judge": judge_id(self.judge) if self.judge is not None else None,
             "lm": _model_name(self.lm),
-            "relevance_model": getattr(self.scorer, "id", None),
+            "relevance_model": getattr(self.scorer, "id", None) if "relevance" in self.names else None,  # only when used
             "evidence_index": self.evidence_index,
             "evidence_k": self.evidence_k,
             "aggregation": self.aggregation,

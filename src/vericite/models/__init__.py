@@ -28,7 +28,7 @@ from typing import Any, Callable
 from .. import registry
 from ..registry import BuildContext
 
-__all__ = ["MODEL_OPTIONS", "load_model", "model_loader", "model_options", "split_name", "with_cache"]
+__all__ = ["MODEL_OPTIONS", "check_model", "load_model", "model_loader", "model_options", "split_name", "with_cache"]
 
 #: the options every model role of a command shares (fields of the command's configuration)
 MODEL_OPTIONS = ("threads", "base_url", "cache", "timeout", "request_retries")
@@ -88,6 +88,33 @@ def load_model(
     backend_name, _ = split_name(name)
     kind = "models" if backend_name is None else "backends"
     return with_cache(registry.create(kind, name, ctx, **opts), ctx.cache)
+
+
+def check_model(name: str) -> None:
+    """Checks ``name`` as :func:`load_model` would build it, without loading anything: an unknown name raises the
+    registry's did-you-mean error; a registered embedded model that is not installed (nor can be assembled from its
+    installed parts) and a ``llamacpp:<path>`` whose file is missing raise the ``ModelUnavailableError`` that loading
+    would raise. What cannot be known without loading (a file's checksum, a server's reachability) is not checked.
+    ``vericite run`` calls it for the models an evaluation loads late (a task's ``preload``), before it generates."""
+    from pathlib import Path
+
+    from ..errors import ModelUnavailableError
+
+    name = name.strip()
+    backend_name, arg = split_name(name)
+    if backend_name is None:
+        spec = registry.models.get(registry.models.split(name)[0])  # unknown names get the did-you-mean error
+        from .provision import ModelSpec, installed_part_dirs
+
+        if isinstance(spec, ModelSpec) and not spec.is_installed() and not (spec.source == "parts" and installed_part_dirs() is not None):
+            raise ModelUnavailableError(f"model {spec.name!r} is not installed: {spec.install_hint}")
+        return
+    registry.backends.get(backend_name)
+    if backend_name == "llamacpp":
+        if not arg:
+            raise ModelUnavailableError("llamacpp: needs a model file, e.g. llamacpp:/path/to/model.gguf")
+        if not Path(arg).expanduser().is_file():
+            raise ModelUnavailableError(f"GGUF model file not found: {Path(arg).expanduser()}")
 
 
 def model_loader(ctx: BuildContext) -> Callable[[str], Any]:

@@ -125,7 +125,9 @@ class MethodOptions(Protocol):
     pydantic model of its ``method_args``. A run config validates them with it, fills its defaults and records
     them; a flat key of the config that is not the run's own is one of these. Options the model names in a class
     attribute ``recorded_when_set`` (a tuple) are recorded only when they are not None (an option added later, so
-    that the runs written before it stay the same runs)."""
+    that the runs written before it stay the same runs). An optional classmethod ``notes(method_args)`` returns the
+    warning lines the options given deserve (VTG's k with a store), said by ``generate`` and, once per distinct
+    line over every level's generation, by ``run``."""
 
     options_model: type
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import jsonl
-from ..judges.trust import four_class_words, is_four_class
+from ..judges.trust import four_class_words, is_four_class, three_way_words
 from ..versions import versioned
 from .answers import SAMPLE_FLAGS
 from .charts import bar_chart, line_chart
@@ -169,6 +169,9 @@ def judges_section(results: Mapping[str, Any], judgement_stats: Mapping[str, Map
                 src += f"; Cohen's κ {fmt(measured.get('cohen_kappa'))}"
                 if isinstance(ref, Mapping):
                     src += esc(f" (ALCE's {ref.get('judge', 'TRUE T5-11B')}: κ ") + f"{fmt(ref.get('cohen_kappa'))})"
+            three = three_way_words(measured)  # a three-way judge: its figures on three-way gold labels beside
+            if three:
+                src += esc(f"; {three}")
             trust = f'<td class="num">{ba}</td><td class="num">{auc}</td><td>{src}</td>'
         else:
             trust = '<td colspan="3" class="muted">not measured</td>'

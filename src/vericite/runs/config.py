@@ -141,6 +141,13 @@ class GenerationFields(BaseModel):
                 dumped.pop(name, None)
         return dumped
 
+    def method_notes(self) -> list[str]:
+        """The warning lines the method's options model has for ``method_args`` (its classmethod ``notes``,
+        ``protocols.MethodOptions``: VTG's k with a store); none when it declares none."""
+        model = method_options_model(self.method)
+        notes = getattr(model, "notes", None)
+        return [str(n) for n in notes(dict(self.method_args))] if callable(notes) else []
+
     def checked_method_options(self) -> dict[str, Any]:
         """:meth:`method_options`, a bad option said in one line (VericiteError)."""
         try:

@@ -144,12 +144,12 @@ def close_after_run(obj: Any, when: str = "after the run; its answers are writte
     fails (a plugin's ``close`` that raises: a ``PluginError`` naming it) is a warning on stderr, not the end of a
     run whose answers are all there (nor does it hide the error a run that failed is ending with). ``when``: what
     the warning says of the moment (the pooled run's driver closes its method before the run)."""
-    import sys
-
     try:
         obj.close()
     except BackendError as e:
-        print(f"warning: {e} (on close, {when})", file=sys.stderr, flush=True)
+        from ..progress import warn
+
+        warn(f"warning: {e} (on close, {when})")
 
 
 def check_same_questions(run: Any, samples: Sequence[Sample]) -> None:
@@ -259,15 +259,15 @@ def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
     """``cfg``'s dataset, each id once: a question whose id was met before is left out (the first is asked, as
     ``vericite evaluate`` keeps an answer's first line), said in one warning line on stderr; returns the questions
     and those left out (``{"where", "id", "reason"}``)."""
-    import sys
-
     from ..datasets import load_samples
     from ..datasets.duplicates import left_out_note
 
     dropped: list[dict[str, Any]] = []
     samples = load_samples(cfg.dataset, cfg.phrasing, cfg.data_path, dropped=dropped)
     if dropped:
-        print(left_out_note(dropped, cfg.dataset), file=sys.stderr, flush=True)
+        from ..progress import warn
+
+        warn(left_out_note(dropped, cfg.dataset))
     return samples, dropped
 
 

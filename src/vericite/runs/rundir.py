@@ -34,7 +34,8 @@ class RunDir:
 
     #: manifest keys that are not the method's (its ``manifest()``): the config (checked on its own), the run's
     #: bookkeeping
-    NOT_THE_METHOD = frozenset({"config", "n_samples", "status", "started", "resumed", "finished", "summary", "vericite_version"})
+    # (``deviations``: where a method departs from its paper, in words; they follow from the method and its inputs)
+    NOT_THE_METHOD = frozenset({"config", "n_samples", "status", "started", "resumed", "finished", "summary", "vericite_version", "deviations"})
     # config keys that may change between a run and its resumption
     RESUMABLE_CHANGES = frozenset({"limit", "resume", "out", "progress", "threads", "cache", "max_failures", "timeout", "request_retries"})
 

@@ -19,7 +19,6 @@ evaluated again. A level's generation is continued only with the settings and me
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +26,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import DataError, VericiteError, validation_message
+from ..progress import warn
 from ..totals import token_totals
 from ..types import Usage
 from .config import RunConfig, build_config
@@ -113,12 +113,16 @@ def _run_levels(cfg: RunConfig, out: Path, resume: bool, progress: bool, backend
     level_gens = {str(level): _level_generation(gen_cfg, exp, level) for level in levels}
     for g in level_gens.values():
         g.checked_method_options()
+    # what a level's generation is warned about (its method's notes: vtg given k with a store), said once per
+    # distinct line over the levels
+    for said in dict.fromkeys(n for g in level_gens.values() for n in g.method_notes()):
+        warn(said)
     eval_cfg = cfg.evaluation()  # every model of the run: the same server, limits, cache
     config = cfg.record()
     task = load_task(eval_cfg.task)
     ignored = ignored_note(ignored_settings(cfg, task), task)  # a config's evidence_index for kalma: said, not an error
     if ignored:
-        print(ignored, file=sys.stderr, flush=True)
+        warn(ignored)
     preload = getattr(task, "preload", None)
     if callable(preload):  # a model the evaluation loads late (CONNER's relevance model): one line now, not after generating
         from ..registry import BuildContext

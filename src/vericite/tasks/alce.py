@@ -163,7 +163,8 @@ class AlceTask:
 
     def preload(self, settings: Any, ctx: Any) -> None:
         """``vericite run`` calls it before it generates: the ``reader``'s spec and model name are checked now (an
-        unknown model is one line then, not after the generation). The model itself is loaded by each evaluation,
+        unknown model, or a known one whose file is missing, is one line then, not after the generation:
+        ``models.check_model``). The model itself is loaded by each evaluation,
         before its first answer is judged (``AlceMetric.preload``), where the run's answering model serves it when
         it is the same name (no second copy)."""
         spec = getattr(settings, "reader", None)
@@ -171,14 +172,11 @@ class AlceTask:
             return
         from ..errors import load_failure
         from ..metrics.alce_reader import parse_reader_spec
-        from ..models import split_name
-        from ..registry import registry_for
+        from ..models import check_model
 
         model, _ = parse_reader_spec(spec)
-        backend, _ = split_name(model)
-        reg = registry_for("models" if backend is None else "backends")
         try:
-            reg.get(backend or reg.split(model)[0])
+            check_model(model)
         except VericiteError as e:
             raise load_failure(f"the reader's model {model} (--reader {spec})", e) from None
 

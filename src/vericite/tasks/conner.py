@@ -14,7 +14,8 @@ knowledge)), by default the LM's sentence-order test (a recorded deviation).
 The command's ``--judge`` is the three-way judge (``llm3:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
-by the evaluation's driver before the first answer is judged (:class:`RelevanceScorer`).
+by the evaluation's driver before the first answer is judged (:class:`RelevanceScorer`), and only when relevance is
+measured (not when ``--metrics`` leaves it out).
 """
 
 from __future__ import annotations
@@ -172,19 +173,33 @@ class ConnerTask:
         return {**self.__dict__, "_relevance": {}}
 
     def relevance_scorer(self, settings: Any, ctx: Any) -> RelevanceScorer | None:
-        """The relevance scorer of ``settings`` (``--relevance-model``; None for ``none``), one per spec for every
-        suite this task builds (``vericite run``'s levels share it), not loaded until :meth:`RelevanceScorer.load`."""
+        """The relevance scorer of ``settings`` (``--relevance-model``; None for ``none``, and when ``--metrics``
+        leaves relevance out: nothing loads it, nothing records it), one per spec for every suite this task builds
+        (``vericite run``'s levels share it), not loaded until :meth:`RelevanceScorer.load`."""
         spec = getattr(settings, "relevance_model", None) or DEFAULT_RELEVANCE_MODEL
-        if spec == "none":
+        wanted = getattr(settings, "metrics", None)
+        if spec == "none" or (wanted and "relevance" not in wanted):
             return None
         if spec not in self._relevance:
             self._relevance[spec] = RelevanceScorer(spec, ctx)
         return self._relevance[spec]
 
     def preload(self, settings: Any, ctx: Any) -> None:
-        """Loads now the relevance model its suites score with: ``vericite run`` calls it before it generates, so a
-        model that cannot be loaded is one line before the generation, not after it (``evaluate`` loads it before
-        the first answer is judged: ``ConnerMetric.preload``); the suites then use that instance."""
+        """Loads now the relevance model its suites score with (none when ``--metrics`` leaves relevance out):
+        ``vericite run`` calls it before it generates, so a model that cannot be loaded is one line before the
+        generation, not after it (``evaluate`` loads it before the first answer is judged:
+        ``ConnerMetric.preload``); the suites then use that instance. The ``lm`` (the LM measures' model and
+        validity's reader) is checked too, without loading it (``models.check_model``): an unknown name, or a known
+        one whose file is missing, is one line before the generation."""
+        lm = getattr(settings, "lm", None)
+        if lm:
+            from ..errors import load_failure
+            from ..models import check_model
+
+            try:
+                check_model(lm)
+            except VericiteError as e:
+                raise load_failure(f"the LM {lm} (lm: CONNER's LM measures and validity's reader)", e) from None
         scorer = self.relevance_scorer(settings, ctx)
         if scorer is not None:
             scorer.load()

@@ -89,3 +89,40 @@ def test_few_shot_demonstrations_are_cut_to_200_words_by_default():
     zero, _ = method()
     zero.check_samples(long, "x")
     assert "demo_words" not in zero.manifest()  # zero-shot: no demonstration
+
+
+def test_wows_dialogue_history_as_the_query_is_a_deviation_in_the_manifest():
+    # it was recorded only by the evaluation (evaluation.conner.deviations), though the generation's prompt reads it
+    from vericite.generate.conner import WOW_QUERY_DEVIATION
+    from vericite.metrics.conner import WOW_QUERY_DEVIATION as EVALUATIONS
+
+    wow = [Sample(id=f"w{i}", question=f"i like beards.\nAdult males grow them {i}!", meta={"topic": "Beard", "last_utterance": f"Adult males grow them {i}!",
+                                                                                             "reference_knowledge": "A beard is hair."}) for i in range(3)]  # fmt: skip
+    m, fake = method()
+    m.check_samples(wow, "wow-test-500")
+    assert m.manifest()["deviations"] == [WOW_QUERY_DEVIATION] and WOW_QUERY_DEVIATION != EVALUATIONS
+    m.answer(wow[0])
+    assert "Question: i like beards.\nAdult males grow them 0!" in fake.prompts[0][-1]["content"]  # the whole history, as it says
+    plain, _ = method()
+    plain.check_samples(SAMPLES, "x")
+    assert plain.manifest()["deviations"] == []
+    ref, _ = method(source="reference")  # the query is not read: no deviation
+    ref.check_samples(wow, "wow-test-500")
+    assert ref.manifest()["deviations"] == []
+
+
+def test_a_manifest_written_before_its_deviations_were_recorded_still_resumes(tmp_path):
+    # deviations follow from the method and its inputs: --resume does not compare them (as evaluate's)
+    import json
+
+    from vericite.runs.rundir import RunDir
+
+    m, _ = method()
+    m.check_samples(SAMPLES, "x")
+    header = {"kind": "generate", "config": {"method": "conner-knowledge"}, **m.manifest(), "deviations": []}
+    with RunDir.open(tmp_path / "r", dict(header), resume=False):
+        pass
+    old = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    (tmp_path / "r" / "manifest.json").write_text(json.dumps({**old, "deviations": ["something noted then"]}), encoding="utf-8")
+    with RunDir.open(tmp_path / "r", dict(header), resume=True):
+        pass

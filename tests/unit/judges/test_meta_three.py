@@ -90,3 +90,28 @@ def test_the_command_shows_three_way_rows_only_for_a_three_way_judge(tmp_path):
     r = CliRunner().invoke(cli, ["judge-eval", "--judge", "llm:fake", "--data", str(data), "--out", str(tmp_path / "b"), "-q", "--format", "markdown"])
     assert r.exit_code == 0, r.output
     assert "3way" not in r.output and "three-way" not in r.output
+
+
+def test_a_class_never_said_has_f1_zero_with_its_bootstrap_interval_and_counts_have_whole_number_intervals():
+    # an F1 of a class never predicted was 0.0 with a null CI (every resample's precision undefined), and the
+    # confusion counts' CIs were interpolated percentiles (fractions of a pair)
+    from vericite.judges.meta_figures import figure_cis
+
+    class Said:
+        labels = ("supports", "refutes", "not_enough_info")
+
+    golds = ["supports"] * 5 + ["refutes"] * 4 + ["not_enough_info"] * 3
+    said = ["supports"] * 4 + ["not_enough_info"] + ["supports", "not_enough_info"] * 2 + ["not_enough_info"] * 2 + ["supports"]
+    judged = [Judgement("j@1", "c", "e", label=s, probability=1.0 if s == "supports" else 0.0) for s in said]  # never "refutes"
+    three = three_way_figures(Said(), golds, judged, resamples=300)
+    assert three["per_class_f1"]["refutes"]["f1"] == 0.0 and three["per_class_f1"]["refutes"]["precision"] is None
+    assert three["ci"]["f1_refutes"] == [0.0, 0.0]  # as the point figure, over the resamples that drew a refutes pair
+    for g, row in three["ci"]["confusion"].items():
+        for p, ci in row.items():
+            assert ci is not None and all(isinstance(x, int) for x in ci) and ci[0] <= three["confusion"][g][p] <= ci[1], (g, p, ci)
+    assert three["ci"]["confusion"]["refutes"]["refutes"] == [0, 0]
+    # the binary figures read the same way: a judge that never says not_supports
+    cis = figure_cis(["supports", "not_supports", "supports", "not_supports"], [Judgement("j@1", "c", "e", label="supports", probability=0.9)] * 4, resamples=300)
+    assert cis["f1_not_supports"] == [0.0, 0.0]
+    rows = {r["metric"]: r for r in judge_eval_rows({"three_way": {**three, "per_class_f1": {**three["per_class_f1"], "refutes": {"f1": None}}}})}
+    assert rows["f1_refutes_3way"]["reason"].startswith("undefined: no pair is of the class")

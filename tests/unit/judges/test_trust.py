@@ -33,3 +33,24 @@ def test_report_shows_a_four_class_judges_accuracy():
     meas = {"micro_f1": 0.366, "micro_f1_ci": [0.307, 0.418], "macro_f1": 0.242, "n": 287, "data": "CAQA test split"}
     html = judges_section({"judges": {"attribution": {"id": "llm4:q@1", "measured": meas}}}, {})
     assert "four-class accuracy 0.366 [0.307, 0.418]" in html and "muted\">not measured<" not in html
+
+
+def test_a_three_way_judges_three_way_figures_are_shown_beside_the_binary_ones():
+    # judges/measured.json's llm3 entry held its three_way block as documentation only: evaluate and the report
+    # showed the binary figures alone
+    from pathlib import Path
+
+    from vericite.judges.trust import measured_trust, three_way_words, trust_words
+    from vericite.report.sections import judges_section
+
+    m = measured_trust("llm3:qwen2.5-coder-1.5b@1")
+    said = trust_words(m)
+    assert said.startswith("measured balanced accuracy 0.620, ROC AUC 0.793; three-way balanced accuracy 0.480 [0.437, 0.521] on VitaminC"), said
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "results-conner.md").read_text(encoding="utf-8")
+    assert "three-way balanced accuracy 0.480 [0.437, 0.521]" in doc  # the shipped figure is the results doc's
+    html = judges_section({"judges": {"factuality": {"id": "llm3:qwen2.5-coder-1.5b@1", "measured": m}}}, {})
+    assert "three-way balanced accuracy 0.480 [0.437, 0.521]" in html
+    # no interval measured: the figure alone; a binary judge: nothing added
+    assert three_way_words({"three_way": {"balanced_accuracy": 0.5}}) == "three-way balanced accuracy 0.500"
+    assert three_way_words({"three_way": {"balanced_accuracy": None}}) is None
+    assert "three-way" not in trust_words(measured_trust("llm:qwen2.5-coder-1.5b@2"))
