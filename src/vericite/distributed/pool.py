@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -13,6 +12,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from .. import jsonl
 from ..errors import VericiteError
+from ..progress import warn
 
 Batch = tuple[str, Any]  # (key, payload)
 
@@ -356,7 +356,7 @@ class RayPool:
             self.close()
             raise VericiteError(note)
         if note:
-            print(f"warning: {note}", file=sys.stderr, flush=True)
+            warn(f"warning: {note}")
         self.workers = fitted
         board_name = f"vericite-steps-{os.getpid()}-{id(self)}"
         self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).options(name=board_name).remote() if steps else None
@@ -407,7 +407,7 @@ class RayPool:
                 f"(`ray status`), so run with fewer --workers, or set {START_ENV} to wait longer"
             )
         self.workers = len(started)
-        print(f"warning: {len(started)} of {asked} Ray workers started ({reason}): running {_workers(len(started))}", file=sys.stderr, flush=True)
+        warn(f"warning: {len(started)} of {asked} Ray workers started ({reason}): running {_workers(len(started))}")
 
     def steps(self) -> dict[str, str] | None:
         """What the workers last reported they are on; None when the board does not answer in
