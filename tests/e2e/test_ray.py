@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from click.testing import CliRunner
 
 from tests.support.checkpoint import Cut
 from tests.support.guards import requires
-from tests.support.ray_runs import SLOW_RAY_EVALUATE, SLOW_RAY_RUN, without_timings, write_answers, write_questions
+from tests.support.ray_runs import SLOW_RAY_EVALUATE, SLOW_RAY_RUN, STOPPED_RAY_DRIVER, without_timings, write_answers, write_questions
 from vericite.cli.main import cli
 
 
@@ -357,8 +358,8 @@ def ray_actors_in_session(sid: int) -> list[int]:
 
 def kill_driver_after(args, env, checkpoint, lines):
     """Start ``python args...`` in its own session and SIGKILL it (the driver only: Ray's own processes notice it
-    is gone) once ``checkpoint`` holds ``lines`` lines, or after 120 s; then wait until its actors have exited:
-    they finish the batch in hand first, and what they ask then is no part of what the resumed driver asks."""
+    is gone) once ``checkpoint`` holds ``lines`` lines, or after 120 s; then wait until its actors have exited
+    (they watch the driver and exit as it goes), so that nothing they ask is counted as the resumed driver's."""
     p = subprocess.Popen([sys.executable, *map(str, args)], env=env, start_new_session=True)
     deadline = time.time() + 120
     while time.time() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < lines):
@@ -419,6 +420,29 @@ def test_killed_evaluate_driver_resumes_with_nothing_lost_or_judged_twice(tmp_pa
     assert (out / "samples.jsonl").read_bytes() == (tmp_path / "local" / "samples.jsonl").read_bytes()
 
 
+@pytest.mark.slow  # a Ray start of its own per case, about 20 s each on two cores
+@pytest.mark.parametrize("how", ["sigint", "sigkill"])
+def test_no_actor_works_on_once_its_driver_is_stopped(tmp_path, how):
+    """A driver stopped with its actors on a batch: on Ctrl-C it closes its pool, which cancels the batches in
+    flight (Ray said it would run them again: two lines after "interrupted") and kills the actors, so no work goes on
+    once it is closed; killed (SIGKILL), its actors on its machine see it gone and exit at once, where they went on
+    with their batch until Ray noticed (1.4 to 3 s measured)."""
+    requires("ray")
+    script, beats = tmp_path / "stop.py", tmp_path / "beats.txt"
+    script.write_text(STOPPED_RAY_DRIVER)
+    p = subprocess.run([sys.executable, str(script), str(beats), how], capture_output=True, text=True, timeout=240, start_new_session=True)
+    said = p.stdout + p.stderr
+    stop = float(re.search(r"^stop (\S+)", p.stdout, re.M).group(1))
+    time.sleep(3)  # what an actor left running would write meanwhile
+    last = max(float(line.split()[1]) for line in beats.read_text().splitlines())
+    if how == "sigint":
+        closed = float(re.search(r"^closed (\S+)", p.stdout, re.M).group(1))
+        assert "interrupted" in p.stdout and last <= closed, (last, closed)
+        assert "will be retried" not in said and "retries remaining" not in said, said
+    else:
+        assert p.returncode == -signal.SIGKILL and last - stop < 1.0, (last - stop, said)
+
+
 class Doubler:
     """A worker that takes its time (and reports what it is on, to a pool with steps)."""
 
@@ -454,6 +478,87 @@ def test_a_lost_worker_is_restarted_and_its_batch_run_again(ray_local):
         assert pool.steps() == {}  # the board still answers, and the restarted actor reported to it (each item done)
     finally:
         pool.close()
+
+
+class SlowToRestart(Doubler):
+    """A Doubler that takes 2 s a batch (its step is on the board a while) and, in an actor Ray restarted, 6 s to
+    build (a model loaded again) before it runs its batch."""
+
+    def __init__(self):
+        import ray
+
+        if ray.get_runtime_context().get_actor_id() and ray.get_runtime_context().was_current_actor_reconstructed:
+            time.sleep(6)
+
+    def run(self, x):
+        if self.report is not None:
+            self.report(str(x), f"doubling {x}")
+        time.sleep(2)
+        if self.report is not None:
+            self.report(str(x), None)
+        return 2 * x
+
+
+def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_local):
+    """A lost actor's question showed the step its lost process was at until the restarted actor reported it anew
+    (after building its worker again: a model loaded); now it shows ``worker restarted, waiting`` meanwhile."""
+    from vericite.distributed import RayPool
+    from vericite.distributed.pool import RESTARTED, _actor_table
+
+    pool = RayPool(SlowToRestart, 2, "auto", steps=True)
+    try:
+        pids = pool.pids()
+        batches = pool.map("run", [(str(i), i) for i in range(4)])
+        got = dict([next(batches)])
+        deadline = time.monotonic() + 20
+        while len((pool.steps() or {})) < 2 and time.monotonic() < deadline:  # both actors on a question
+            time.sleep(0.05)
+        os.kill(pids[0], signal.SIGKILL)
+        killed = time.monotonic()
+        seen = []
+        deadline = time.monotonic() + 20
+        while RESTARTED not in seen and time.monotonic() < deadline:
+            seen = list((pool.steps() or {}).values())
+            time.sleep(0.1)
+        assert RESTARTED in seen, seen
+        print(f"marked {time.monotonic() - killed:.2f} s after the kill")  # -rP
+        # the driver's side: Ray's actor table, read for the restarts (a private call: checked on the Ray pinned)
+        assert any(int(info.get("NumRestarts") or 0) >= 1 for info in _actor_table(ray_local).values())
+        got.update(batches)
+        assert got == {str(i): 2 * i for i in range(4)}
+    finally:
+        pool.close()
+
+
+def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_wait(tmp_path, ray_local, monkeypatch, capsys):
+    """Two pools of two 1-CPU actors on a Ray of 2 CPUs waited for ever (the second pool's actors never got a CPU);
+    now the second is one line at once, and a pool with some CPUs free runs on those, with a warning."""
+    from vericite.distributed import RayPool
+    from vericite.distributed import pool as P
+    from vericite.errors import VericiteError
+
+    monkeypatch.setattr(P, "FREE_WAIT_S", 1.0)
+    first = RayPool(Doubler, 2, "auto")  # started: it holds both CPUs
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(VericiteError, match=r"no CPU free for a worker \(0 of 2 free") as e:
+            RayPool(Doubler, 2, "auto")
+        assert "\n" not in str(e.value) and time.monotonic() - t0 < 30
+        a = write_answers(tmp_path / "answers.jsonl", 4)  # a command: one line, exit 2
+        r = CliRunner().invoke(cli, ["evaluate", "-i", str(a), "-o", str(tmp_path / "e"), "-q", "--ray", "auto", "--workers", "2"])
+        assert r.exit_code == 2 and "no CPU free for a worker" in r.output and "Traceback" not in r.output, r.output
+    finally:
+        first.close()
+    one = RayPool(Doubler, 1, "auto")  # the first pool's CPUs come back a moment after it closed
+    try:
+        two = RayPool(Doubler, 2, "auto")
+        try:
+            assert two.workers == 1 and dict(two.map("run", [(str(i), i) for i in range(3)])) == {"0": 0, "1": 2, "2": 4}
+        finally:
+            two.close()
+    finally:
+        one.close()
+    assert "running 1 worker, not 2" in capsys.readouterr().err
 
 
 def test_evaluate_on_ray_with_a_final_answer_reader_reads_on_the_driver(tmp_path, ray_local, fixed_clock):

@@ -68,6 +68,45 @@ SLOW_RAY_EVALUATE = textwrap.dedent(
     """
 )
 
+#: a driver whose pool of 2 Ray actors (``--ray auto``) write a heartbeat line to BEATS (argv[1]) every 0.05 s while
+#: on a batch; once both beat, the driver is stopped as argv[2] says: "sigint" (Ctrl-C: it closes its pool, as every
+#: command does, and prints "closed <time>") or "sigkill" (killed); it prints "stop <time>" just before
+STOPPED_RAY_DRIVER = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    from vericite.distributed import RayPool
+
+    BEATS, HOW = sys.argv[1], sys.argv[2]
+
+    class Beating:
+        def run(self, x):
+            for _ in range(600):
+                with open(BEATS, "a") as f:
+                    f.write(f"{os.getpid()} {time.time():.3f}\\n")
+                time.sleep(0.05)
+            return x
+
+    def stop_when_both_beat():
+        while not os.path.exists(BEATS) or len({l.split()[0] for l in open(BEATS).read().splitlines()}) < 2:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        print(f"stop {time.time():.3f}", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL if HOW == "sigkill" else signal.SIGINT)
+
+    pool = RayPool(Beating, 2, "auto")
+    threading.Thread(target=stop_when_both_beat, daemon=True).start()
+    try:
+        for key, _ in pool.map("run", [(str(i), i) for i in range(4)]):
+            print("finished", key, flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    finally:
+        pool.close()
+    print(f"closed {time.time():.3f}", flush=True)
+    """
+)
+
+
 def write_questions(path: Path, n: int = 12) -> Path:
     """``n`` questions, each with two facts about its own person."""
     with path.open("w", encoding="utf-8") as f:

@@ -47,7 +47,7 @@ RAY_OPTIONS = [
         "--workers",
         type=click.IntRange(min=1),
         metavar="N",
-        help="with --ray: how many actors, each loading the model or judge once [default: 2]",
+        help="with --ray: how many actors, each holding one CPU and loading the model or judge once (fewer, with a warning, when the cluster has fewer CPUs free) [default: 2]",
     ),
 ]
 

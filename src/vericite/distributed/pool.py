@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from .. import jsonl
 from ..errors import VericiteError
+from ..progress import warn
 
 Batch = tuple[str, Any]  # (key, payload)
 
@@ -41,18 +42,30 @@ class StepBoard:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._steps: dict[str, str] = {}
+        self._owner: dict[str, tuple[str, int | None]] = {}  # item -> the worker (Ray: its actor id) and process that last reported it
 
     def report(self, item: str, step: str | None) -> None:
         self.update({str(item): step})
 
-    def update(self, changes: dict[str, str | None]) -> None:
-        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`)."""
+    def update(self, changes: dict[str, str | None], worker: str | None = None, restarted: bool = False, pid: int | None = None) -> None:
+        """Several reports at once, in order (a Ray worker's, gathered for :data:`STEP_PUSH_S`), from ``worker``'s
+        process ``pid``. ``restarted``: that worker was lost and Ray restarted it (said by its new process ``pid``, or
+        by the driver, which saw Ray restart it, with ``pid`` None, or the new process's once Ray lists it alive): the
+        items a process of that worker other than ``pid`` was on show :data:`RESTARTED` until it reports them anew
+        (Ray runs the lost batch again there), never the step the lost process was at."""
         with self._lock:
+            if restarted and worker is not None:
+                for item, (owner, by) in self._owner.items():
+                    if owner == worker and (pid is None or by != pid):
+                        self._steps[item] = RESTARTED
             for item, step in changes.items():
                 if step is None:
                     self._steps.pop(str(item), None)
+                    self._owner.pop(str(item), None)
                 else:
                     self._steps[str(item)] = str(step)
+                    if worker is not None:
+                        self._owner[str(item)] = (worker, pid)
 
     def snapshot(self) -> dict[str, str]:
         with self._lock:
@@ -61,6 +74,8 @@ class StepBoard:
 
 #: seconds a Ray worker gathers its step reports before it sends them to the board (one call, not waited for)
 STEP_PUSH_S = 0.5
+#: the step shown for an item whose Ray worker was lost and restarted, until the restarted worker reports it anew
+RESTARTED = "worker restarted, waiting"
 
 
 class _RayReporter:
@@ -75,9 +90,11 @@ class _RayReporter:
     def __init__(self, name: str, every: float = STEP_PUSH_S) -> None:
         self.name, self.every = name, every  # ``every``: the driver's STEP_PUSH_S, sent with it
         self.board: Any = None  # looked up by name at the first send
+        self.worker: str | None = None  # this worker's actor id (the same after a restart), found at the first send
         self._lock: Any = None
         self._changes: dict[str, str | None] = {}
         self._wake: Any = None
+        self._restarted = False
 
     def __getstate__(self) -> dict[str, Any]:
         return {"name": self.name, "every": self.every}  # each worker gathers its own reports
@@ -85,13 +102,24 @@ class _RayReporter:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["name"], state["every"])  # type: ignore[misc]
 
-    def __call__(self, item: str, step: str | None) -> None:
+    def _start(self) -> None:
         if self._lock is None:
             self._lock, self._wake = threading.Lock(), threading.Event()
             threading.Thread(target=self._send, name="vericite-steps", daemon=True).start()
+
+    def __call__(self, item: str, step: str | None) -> None:
+        self._start()
         with self._lock:
             self._changes.pop(str(item), None)  # re-inserted last: the board applies the changes in order
             self._changes[str(item)] = step
+        self._wake.set()
+
+    def restarted(self) -> None:
+        """Said by a worker Ray restarted after its process was lost, as it starts (before it loads its model): the
+        board marks the items its lost process was on :data:`RESTARTED` at the next send."""
+        self._start()
+        with self._lock:
+            self._restarted = True
         self._wake.set()
 
     def _send(self) -> None:
@@ -100,15 +128,17 @@ class _RayReporter:
             time.sleep(self.every)
             with self._lock:
                 changes, self._changes = self._changes, {}
+                restarted, self._restarted = self._restarted, False
                 self._wake.clear()
-            if not changes:
+            if not changes and not restarted:
                 continue
             try:
                 if self.board is None:
                     import ray
 
                     self.board = ray.get_actor(self.name)
-                self.board.update.remote(changes)
+                    self.worker = ray.get_runtime_context().get_actor_id()
+                self.board.update.remote(changes, self.worker, restarted, os.getpid())
             except Exception:  # noqa: BLE001 - a board gone: the answers go on, only the progress line loses its steps
                 pass
 
@@ -119,12 +149,19 @@ STEP_TIMEOUT_S = 2.0
 
 class _Holder:
     """What runs in a worker: the object the factory builds (once, at the first batch), and its method calls. With a
-    ``reporter`` (a pool with steps), an object that has ``report_steps_to(report)`` is given it once built."""
+    ``reporter`` (a pool with steps), an object that has ``report_steps_to(report)`` is given it once built. With
+    ``driver`` (the driver's process id, Ray node and start time), a Ray actor on the driver's node exits as soon as the driver's
+    process is gone (:func:`watch_driver`)."""
 
-    def __init__(self, factory: Callable[[], Any], reporter: Callable[[str, str | None], None] | None = None) -> None:
+    def __init__(self, factory: Callable[[], Any], reporter: Callable[[str, str | None], None] | None = None, driver: tuple[int, str, str | None] | None = None) -> None:
         self._factory = factory
         self._reporter = reporter
         self._obj: Any = None
+        if isinstance(reporter, _RayReporter) and _reconstructed():
+            reporter.restarted()  # the lost process's items are not shown at its last step while this one starts
+        if driver is not None and driver[1] == _node_id():  # a Ray actor on its driver's machine: it watches it
+            watch = functools.partial(watch_driver, driver[0], started=driver[2])
+            threading.Thread(target=watch, name="vericite-driver-watch", daemon=True).start()
 
     def call(self, method: str, payload: Any) -> Any:
         if self._obj is None:
@@ -136,6 +173,78 @@ class _Holder:
 
     def pid(self) -> int:
         return os.getpid()
+
+
+#: seconds between two looks of a Ray actor at its driver's process (:func:`watch_driver`)
+DRIVER_WATCH_S = 0.1
+
+
+def watch_driver(pid: int, every: float = DRIVER_WATCH_S, exit: Callable[[int], Any] = os._exit, started: str | None = None) -> None:
+    """In a Ray actor on its driver's machine: once the driver's process ``pid`` is gone (killed: SIGKILL, the OOM
+    killer), ``exit`` this process at once rather than go on with its batch until Ray notices (1.4 s measured with
+    ``--ray auto``, more on a busy machine), answering questions whose answers nobody will write. ``started``: the
+    driver's start time (:func:`_started`), so that a process of another number space (a container) or a number
+    used again is not taken for the driver; a driver this process cannot see at the first look is not watched."""
+    if not _alive(pid, started):
+        return
+    while _alive(pid, started):
+        time.sleep(every)
+    exit(1)
+
+
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (``/proc``'s clock ticks since boot), None without ``/proc`` or the process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+def _alive(pid: int, started: str | None = None) -> bool:
+    """Whether process ``pid`` runs (a zombie, killed but not yet reaped, does not), and is the one that started
+    at ``started`` when that is known."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return not Path("/proc/self/stat").exists()  # no /proc (macOS): os.kill said it exists
+    except OSError:
+        return True
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return fields[0] != "Z" and (started is None or fields[19] == started)
+
+
+def _node_id() -> str | None:
+    """The Ray node this process runs on (None outside Ray)."""
+    try:
+        import ray
+
+        # not connected: None (asking the runtime context would connect this process to a Ray)
+        return str(ray.get_runtime_context().get_node_id()) if ray.is_initialized() else None
+    except Exception:  # noqa: BLE001 - no Ray here
+        return None
+
+
+def _reconstructed() -> bool:
+    """Whether this process is a Ray actor restarted after its first process was lost."""
+    import warnings
+
+    try:
+        import ray
+
+        if not ray.is_initialized():  # asking the runtime context would connect this process to a Ray
+            return False
+        with warnings.catch_warnings():  # Ray 2.60's property reads its own deprecated actor_id
+            warnings.simplefilter("ignore")
+            return bool(ray.get_runtime_context().was_current_actor_reconstructed)
+    except Exception:  # noqa: BLE001 - not in a Ray actor
+        return False
 
 
 # --------------------------------------------------------------------------- threads
@@ -199,13 +308,18 @@ class RayPool:
     this process (a laptop; its resources are the ``workers``), anything else is the address of a running
     cluster (``ray start --head`` prints it; ``ray://host:10001`` for Ray Client). A lost actor is restarted
     and its batch run again (``max_restarts``, ``max_task_retries``). ``steps``: one more actor, a
-    :class:`StepBoard` (no CPU of its own) that the workers tell what they are on, read by ``steps()``."""
+    :class:`StepBoard` (no CPU of its own) that the workers tell what they are on, read by ``steps()``.
+
+    Each worker holds one CPU: a pool starts no more workers than the cluster has CPUs free (:func:`fit_workers`:
+    fewer with a warning, none free one line), and waits :func:`start_timeout` for them to start, so a pool whose
+    actors would wait for a CPU for ever (another pool holds them) says so rather than hangs."""
 
     def __init__(self, factory: Callable[[], Any], workers: int, address: str = "auto", *, restarts: int = 2, steps: bool = False) -> None:
         ray = self._ray = _import_ray()
         self.workers = max(1, int(workers))
         self.address = address
         self._started = False
+        self._start_timeout = start_timeout()  # a wrong $VERICITE_RAY_START_S is one line before Ray starts
         env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
         if not ray.is_initialized():
             kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
@@ -229,16 +343,85 @@ class RayPool:
         shipped = shipped_entries(ray.cloudpickle.dumps)
         if shipped:
             factory = functools.partial(_installed_then, shipped, factory)
+        self._actors: list[Any] = []
+        self._board: Any = None
+        self._inflight: dict[Any, Any] = {}
+        self._restarts: dict[str, int] = {}  # actor id -> the restarts seen by steps()
+        self._table_due = 0.0  # when steps() next reads Ray's actor table
+        # as many workers as the cluster has CPUs free (each holds one); none free is one line, not a pool that waits
+        # for ever (another pool of this process, or another job, holds them)
+        free, total = _free_cpus(ray, self.workers)
+        fitted, note = fit_workers(self.workers, free, total)
+        if not fitted:
+            self.close()
+            raise VericiteError(note)
+        if note:
+            warn(f"warning: {note}")
+        self.workers = fitted
         board_name = f"vericite-steps-{os.getpid()}-{id(self)}"
         self._board = ray.remote(num_cpus=0, max_restarts=restarts)(StepBoard).options(name=board_name).remote() if steps else None
         reporter = _RayReporter(board_name, STEP_PUSH_S) if self._board is not None else None
-        self._actors = [actor.remote(factory, reporter) for _ in range(self.workers)]
+        # the actors on this machine watch this process, and exit as soon as it is killed (``watch_driver``); a Ray
+        # Client's driver is not this process
+        node = _node_id()
+        driver = (os.getpid(), node, _started(os.getpid())) if node and not address.startswith("ray://") else None
+        self._actors = [actor.remote(factory, reporter, driver) for _ in range(self.workers)]
+        self._await_start()
+
+    def _await_start(self) -> None:
+        """Wait (at most :func:`start_timeout` s) until the actors have started: those that have not by then
+        (their CPUs taken meanwhile, a node gone) are given up with a warning; none started is one line. Once this
+        returns, the actors hold their CPUs, so a pool opened next sees them taken."""
+        ray = self._ray
+        timeout = self._start_timeout
+        refs = {a.pid.remote(): a for a in self._actors}
+        # the step board too, so that the workers' first reports find it (a report sent before it is up is lost)
+        board = [self._board.snapshot.remote()] if self._board is not None else []
+        ready, pending = ray.wait([*refs, *board], num_returns=len(refs) + len(board), timeout=timeout)
+        ready, pending = [r for r in ready if r in refs], [r for r in pending if r in refs]
+        started = []
+        why = ""
+        for ref in ready:
+            try:
+                ray.get(ref)
+                started.append(refs[ref])
+            except Exception as e:  # noqa: BLE001 - an actor that failed to start (its runtime environment ...)
+                why = why or _why(e)
+        if len(started) == len(self._actors):
+            return
+        for a in self._actors:
+            if a not in started:
+                try:
+                    ray.kill(a)
+                except Exception:  # noqa: BLE001 - an actor already gone
+                    pass
+        asked = len(self._actors)
+        self._actors = started
+        free, total = _cpus(ray)
+        state = f"{len(pending)} not started after {timeout:g} s (Ray has {free:g} of {total:g} CPUs free)" if pending else ""
+        reason = "; ".join(x for x in (state, f"failed to start: {why}" if why else "") if x)
+        if not started:
+            self.close()
+            raise VericiteError(
+                f"none of the {asked} Ray workers started: {reason}; another pool of actors or job may hold the CPUs "
+                f"(`ray status`), so run with fewer --workers, or set {START_ENV} to wait longer"
+            )
+        self.workers = len(started)
+        warn(f"warning: {len(started)} of {asked} Ray workers started ({reason}): running {_workers(len(started))}")
 
     def steps(self) -> dict[str, str] | None:
         """What the workers last reported they are on; None when the board does not answer in
-        :data:`STEP_TIMEOUT_S` (lost, or a busy cluster): only the progress line's steps depend on it."""
+        :data:`STEP_TIMEOUT_S` (lost, or a busy cluster): only the progress line's steps depend on it. An actor
+        Ray restarted since the last reading has its questions marked :data:`RESTARTED` first."""
         if self._board is None:
             return {}
+        if time.monotonic() >= self._table_due:  # Ray's actor table, at most every RESTARTS_LOOK_S
+            self._table_due = time.monotonic() + RESTARTS_LOOK_S
+            for actor, pid in restarted_actors(_actor_table(self._ray), self._restarts):
+                try:
+                    self._board.update.remote({}, actor, True, pid)
+                except Exception:  # noqa: BLE001 - the progress line's steps only
+                    pass
         try:
             return dict(self._ray.get(self._board.snapshot.remote(), timeout=STEP_TIMEOUT_S))
         except Exception:  # noqa: BLE001 - a board lost or slow: the run goes on
@@ -257,6 +440,7 @@ class RayPool:
         queue = list(batches)
         idle = list(self._actors)
         pending: dict[Any, tuple[str, Any]] = {}
+        self._inflight = pending  # what close() cancels
         while queue or pending:
             while queue and idle:
                 actor = idle.pop(0)
@@ -281,7 +465,17 @@ class RayPool:
             raise VericiteError(f"a Ray worker was lost and could not be restarted ({type(e).__name__}); rerun with --resume") from None
 
     def close(self) -> None:
+        """The batches in flight cancelled (so Ray does not say it will run them again), then the actors killed at
+        once, in the middle of a batch if need be: after Ctrl-C or an error no worker goes on asking its model.
+        Nothing is lost: what a batch finished is written by the driver as it comes back (its checkpoint), and a
+        batch in flight was not."""
         ray = self._ray
+        for ref in list(self._inflight):
+            try:
+                ray.cancel(ref)
+            except Exception:  # noqa: BLE001 - a task already finished or gone
+                pass
+        self._inflight.clear()
         for a in [*self._actors, *([self._board] if self._board is not None else [])]:
             try:
                 ray.kill(a)
@@ -290,6 +484,37 @@ class RayPool:
         self._actors, self._board = [], None
         if self._started:
             ray.shutdown()
+
+
+#: seconds between two readings of Ray's actor table by ``RayPool.steps()`` (the driver reads the steps every second)
+RESTARTS_LOOK_S = 1.0
+
+
+def _actor_table(ray: Any) -> dict[str, dict[str, Any]]:
+    """This job's actors as Ray's control store lists them (``State``, ``NumRestarts``, ``Pid`` ...); ``{}`` where
+    that cannot be read (a Ray Client, another Ray version): Ray's own ``ray._private.state.actors``, as no public
+    call says an actor is restarting (``ray.util.state`` needs the dashboard, which ``auto`` does not start)."""
+    try:
+        from ray._private.state import actors
+        from ray._raylet import JobID
+
+        return dict(actors(job_id=JobID.from_hex(ray.get_runtime_context().get_job_id())))
+    except Exception:  # noqa: BLE001 - only the progress line's steps depend on it
+        return {}
+
+
+def restarted_actors(table: dict[str, dict[str, Any]], seen: dict[str, int]) -> list[tuple[str, int | None]]:
+    """The actors of ``table`` (:func:`_actor_table`) restarted since ``seen`` (their restarts, updated here), each
+    with its new process's id once Ray lists it alive (None while it is restarting): its questions are the lost
+    process's, whatever process reported them, but those the new process reported are its own."""
+    out = []
+    for actor, info in table.items():
+        n = int(info.get("NumRestarts") or 0)
+        if n > seen.get(actor, 0):
+            seen[actor] = n
+            pid = info.get("Pid") if info.get("State") == "ALIVE" else None
+            out.append((str(actor), int(pid) if pid else None))
+    return out
 
 
 #: how a name registered at run time that an actor cannot be given is said (when the actor would build it)
@@ -353,6 +578,64 @@ def _installed_then(shipped: dict[str, dict[str, tuple[bytes | None, str | None]
     """An actor's worker, built once the driver's run-time registrations are installed (:func:`install_entries`)."""
     install_entries(shipped)
     return factory()
+
+
+#: the environment variable that sets :func:`start_timeout` (seconds)
+START_ENV = "VERICITE_RAY_START_S"
+#: seconds a pool waits for its Ray actors to start, unless ``$VERICITE_RAY_START_S`` says otherwise
+START_TIMEOUT_S = 120.0
+
+
+def start_timeout() -> float:
+    """Seconds a :class:`RayPool` waits for its actors to start (:data:`START_ENV`, else :data:`START_TIMEOUT_S`)."""
+    raw = os.environ.get(START_ENV, "").strip()
+    try:
+        value = float(raw) if raw else START_TIMEOUT_S
+    except ValueError:
+        raise VericiteError(f"{START_ENV} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise VericiteError(f"{START_ENV} must be a number of seconds above 0, not {raw!r}")
+    return value
+
+
+def _cpus(ray: Any) -> tuple[float, float]:
+    """The CPUs the Ray cluster has free now, and in all."""
+    return float(ray.available_resources().get("CPU", 0.0)), float(ray.cluster_resources().get("CPU", 0.0))
+
+
+#: seconds a pool waits for CPUs to come free before it runs on fewer workers (those of a pool just closed: Ray
+#: frees a killed actor's CPU a moment later)
+FREE_WAIT_S = 5.0
+
+
+def _free_cpus(ray: Any, wanted: int) -> tuple[float, float]:
+    """:func:`_cpus`, waited for (at most :data:`FREE_WAIT_S`) while fewer than ``wanted`` are free."""
+    deadline = time.monotonic() + FREE_WAIT_S
+    free, total = _cpus(ray)
+    while free < wanted and total >= wanted and time.monotonic() < deadline:
+        time.sleep(0.1)
+        free, total = _cpus(ray)
+    return free, total
+
+
+def fit_workers(asked: int, free: float, total: float) -> tuple[int, str]:
+    """How many 1-CPU workers a pool starts when ``asked`` for on a cluster with ``free`` of ``total`` CPUs free:
+    ``(asked, "")`` when they fit; fewer, with a warning, when some CPU is free; ``(0, why)`` when none is (an actor
+    that cannot get a CPU waits for ever, and the command with it)."""
+    fits = int(free + 1e-9)
+    if fits >= asked:
+        return asked, ""
+    held = "another pool of actors or job holds the others (`ray status`)"
+    if fits < 1:
+        return 0, (
+            f"the Ray cluster has no CPU free for a worker ({free:g} of {total:g} free; each worker needs one): "
+            + (f"{held}; wait for it, or run without --ray" if total >= 1 else "start Ray with CPUs (ray start --num-cpus N)")
+        )
+    return fits, f"the Ray cluster has {free:g} of {total:g} CPUs free: running {_workers(fits)}, not {asked} ({held})"
+
+
+def _workers(n: int) -> str:
+    return f"{n} worker" + ("" if n == 1 else "s")
 
 
 def _probe(address: str, timeout: float = 10.0) -> None:

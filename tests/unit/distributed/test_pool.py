@@ -57,3 +57,34 @@ def test_an_address_nothing_answers_on_is_one_line():
         port = s.getsockname()[1]
     with pytest.raises(VericiteError, match=r"cannot reach the Ray cluster at 127.0.0.1:\d+"):
         _probe(f"127.0.0.1:{port}", timeout=2)
+
+
+def test_an_actor_s_driver_watch_exits_once_the_driver_is_killed_even_before_it_is_reaped():
+    """A Ray actor on its driver's machine exits as soon as the driver's process is gone (``watch_driver``), a
+    killed driver not yet reaped (a zombie) counting as gone; it never exits while the driver runs, and a process
+    that is not the driver (another start time: a number used again, another container's) is not watched."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from vericite.distributed.pool import _alive, _started, watch_driver
+
+    driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    exited = threading.Event()
+    started = _started(driver.pid)
+    watch = threading.Thread(target=watch_driver, args=(driver.pid, 0.02, lambda code: exited.set(), started), daemon=True)
+    watch.start()
+    try:
+        assert not exited.wait(0.3) and _alive(driver.pid, started) and _alive(os.getpid())
+        if started is not None:  # with /proc: another process of that number is not the driver
+            other = threading.Thread(target=watch_driver, args=(driver.pid, 0.02, lambda code: exited.set(), str(int(started) + 1)))
+            other.start()
+            other.join(5)
+            assert not other.is_alive() and not exited.is_set()  # not watched: returned at once, no exit
+        os.kill(driver.pid, signal.SIGKILL)  # not waited for: a zombie until then
+        assert exited.wait(5)
+    finally:
+        driver.kill()
+        driver.wait()
+    assert not _alive(driver.pid)

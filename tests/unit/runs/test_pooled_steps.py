@@ -84,13 +84,14 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
 
     class Board:  # a Ray actor handle's shape: board.update.remote(changes)
         def __init__(self, fail=False):
-            self.sent, self.fail = [], fail
+            self.sent, self.restarts, self.fail = [], [], fail
             self.update = self
 
-        def remote(self, changes):
+        def remote(self, changes, worker=None, restarted=False, pid=None):
             if self.fail:
                 raise RuntimeError("board lost")
             self.sent.append(dict(changes))
+            self.restarts.append(restarted)
 
     board = Board()
     reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.2)))  # as an actor gets it: its own buffer and thread
@@ -113,3 +114,94 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
     real.update(board.sent[0])
     real.update(board.sent[1])
     assert real.snapshot() == {"q2": ""}
+
+
+def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old_step(monkeypatch):
+    """A Ray worker lost with a question in hand is restarted by Ray, which runs its batch again there: until the new
+    process reports that question anew (after loading its model, which may take long), the board shows
+    ``worker restarted, waiting`` for it, not the step the lost process was at; other workers' questions keep theirs."""
+    import os
+    import pickle
+    import time
+
+    from vericite.distributed import pool as P
+
+    board = StepBoard()
+    board.update({"q1": "", "q2": ""}, "actor-a", pid=11)
+    board.update({"q1": "sentence 2, trial 1"}, "actor-a", pid=11)
+    board.update({"q3": "sentence 1, evidence finder"}, "actor-b", pid=12)
+    board.update({"q2": None}, "actor-a", pid=11)  # done: not the lost process's any more
+    board.update({}, "actor-a", restarted=True, pid=21)  # the new process (21) says it was restarted
+    assert board.snapshot() == {"q1": P.RESTARTED, "q3": "sentence 1, evidence finder"}
+    board.update({"q1": ""}, "actor-a", pid=21)  # the restarted worker runs the batch again
+    assert board.snapshot() == {"q1": "", "q3": "sentence 1, evidence finder"}
+    board.update({}, "actor-a", restarted=True, pid=21)  # the driver's word, late: the new process's question stays
+    assert board.snapshot() == {"q1": "", "q3": "sentence 1, evidence finder"}
+    board.update({}, "actor-b", restarted=True)  # the driver saw actor-b restarting (no process yet): all of its
+    assert board.snapshot() == {"q1": "", "q3": P.RESTARTED}
+    label = steps_label({"q1": P.RESTARTED}, {"q1": 0}, done=lambda sid: False)
+    assert label == "sample q1, worker restarted, waiting"
+
+    class Board:
+        def __init__(self):
+            self.sent = []
+            self.update = self
+
+        def remote(self, changes, worker=None, restarted=False, pid=None):
+            self.sent.append((dict(changes), worker, restarted, pid))
+
+    monkeypatch.setattr(P, "_reconstructed", lambda: True)  # as in an actor Ray restarted
+    reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.05)))
+    reporter.board, reporter.worker = Board(), "actor-a"
+    P._Holder(lambda: None, reporter)  # the restarted actor starts: it says so before its first batch
+    deadline = time.monotonic() + 5
+    while not reporter.board.sent and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert reporter.board.sent == [({}, "actor-a", True, os.getpid())]
+    monkeypatch.setattr(P, "_reconstructed", lambda: False)  # a first start says nothing
+    fresh = P._RayReporter("board-name", every=0.05)
+    fresh.board = Board()
+    P._Holder(lambda: None, fresh)
+    time.sleep(0.2)
+    assert fresh.board.sent == []
+
+
+def test_the_driver_marks_the_questions_of_an_actor_ray_restarts_as_soon_as_it_reads_the_steps(monkeypatch):
+    """Before the restarted actor's new process is up (Ray starting a process), the driver's reading of the steps
+    sees Ray list the actor restarting (its restarts counted up) and marks its questions on the board, once per
+    restart: with no process while restarting, with the new one's once Ray lists it alive."""
+    from vericite.distributed import pool as P
+
+    seen = {}
+    table = {"a": {"State": "ALIVE", "NumRestarts": 0, "Pid": 11}, "b": {"State": "ALIVE", "NumRestarts": 0, "Pid": 12}}
+    assert P.restarted_actors(table, seen) == []
+    table["a"] = {"State": "RESTARTING", "NumRestarts": 1, "Pid": 11}
+    assert P.restarted_actors(table, seen) == [("a", None)] and P.restarted_actors(table, seen) == []
+    table["a"] = {"State": "ALIVE", "NumRestarts": 1, "Pid": 21}
+    assert P.restarted_actors(table, seen) == []  # the same restart: said once
+    table["b"] = {"State": "ALIVE", "NumRestarts": 1, "Pid": 22}  # restarted and up between two readings
+    assert P.restarted_actors(table, seen) == [("b", 22)]
+
+    board = StepBoard()
+    board.update({"q1": "sentence 1, trial 1"}, "a", pid=11)
+
+    class Remote:  # the board as an actor handle: board.update.remote(...) / board.snapshot.remote()
+        def __init__(self, f):
+            self.remote = f
+
+    class Handle:
+        update = Remote(board.update)
+        snapshot = Remote(board.snapshot)
+
+    class Ray:
+        @staticmethod
+        def get(x, timeout=None):
+            return x
+
+    pool = P.RayPool.__new__(P.RayPool)
+    pool._ray, pool._board, pool._restarts, pool._table_due = Ray(), Handle(), {}, 0.0
+    monkeypatch.setattr(P, "RESTARTS_LOOK_S", 0.0)  # the table read at each reading (every second at most otherwise)
+    tables = iter([{"a": {"State": "ALIVE", "NumRestarts": 0, "Pid": 11}}, {"a": {"State": "RESTARTING", "NumRestarts": 1, "Pid": 11}}])
+    monkeypatch.setattr(P, "_actor_table", lambda ray: next(tables))
+    assert pool.steps() == {"q1": "sentence 1, trial 1"}
+    assert pool.steps() == {"q1": P.RESTARTED}
