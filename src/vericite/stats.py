@@ -8,6 +8,7 @@ metric results on these; ``judges/meta_figures.py`` the CIs of a judge's figures
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -149,3 +150,25 @@ def bootstrap_cis(
             lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
             out[k] = (float(lo), float(hi))
     return out
+
+
+# The small numeric helpers on lists of floats, one of each for every floor above (judges' log-mass, the OpenAI wire's
+# log-probabilities, ALCE's QA spans, the BioKaLMA builder's weights).
+
+
+def logsumexp(values: Sequence[float]) -> float:
+    """log(sum(exp(v))), computed stably; -inf for no values or only -inf ones."""
+    m = max(values, default=-math.inf)
+    if m == -math.inf:
+        return m
+    return m + math.log(sum(math.exp(v - m) for v in values))
+
+
+def softmax(values: Sequence[float]) -> list[float]:
+    """exp(v) / sum(exp(v)) for each value, computed stably; [] for no values."""
+    if not values:
+        return []
+    m = max(values)
+    exps = [math.exp(v - m) for v in values]
+    total = sum(exps)
+    return [e / total for e in exps]

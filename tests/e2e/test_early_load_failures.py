@@ -291,3 +291,28 @@ def test_a_conner_run_whose_lm_file_is_missing_fails_before_it_generates(tmp_pat
     assert not list((tmp_path / "run").rglob("samples.jsonl"))
     cfg.write_text(cfg.read_text(encoding="utf-8").replace("lm: llamacpp:", "lm: no-such-model #"), encoding="utf-8")
     one_line_failure(CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run2"), "--no-cache", "-q"]), "LM", "no-such-model")
+
+
+def test_a_conner_run_whose_coherence_model_cannot_be_loaded_fails_before_it_generates(tmp_path):
+    # conner:coherence_model was loaded only by the evaluation's preload, after the generation
+    data = tmp_path / "q.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"What is the capital of land {i}?"}) + "\n" for i in range(3)), encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    base = (f"name: t\ndataset: {data}\nmodel: fake\nmethod: conner-knowledge\ntask: conner:coherence_model=hf:/no/such/coherence-model\n"
+            "judge: fake-3way\nlm: fake\nrelevance_model: fake\nresamples: 5\n")  # fmt: skip
+    cfg.write_text(base, encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "run"), "--no-cache", "-q"])
+    one_line_failure(r, "coherence model hf:/no/such/coherence-model", "conner:coherence_model")
+    assert not list((tmp_path / "run").rglob("samples.jsonl"))  # nothing generated
+    # metrics without coherence_paragraph: not loaded before generating (nor after), nor recorded
+    cfg.write_text(base + "metrics: [factuality, coherence_sentence]\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "some"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "some" / "results.json").read_text())
+    assert res["evaluation"]["conner"]["coherence_paragraph_model"] is None and "coherence_paragraph" not in res["metrics"]
+    # a coherence model that loads: the run measures coherence_paragraph with it
+    cfg.write_text(base.replace("hf:/no/such/coherence-model", "fake"), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / "ok"), "--no-cache", "-q"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "ok" / "results.json").read_text())
+    assert res["evaluation"]["conner"]["coherence_paragraph_model"].startswith("fake") and "coherence_paragraph" in res["metrics"]

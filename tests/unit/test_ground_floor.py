@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from vericite.metrics import kalma
 from vericite.normalise import normalise_property, triple_key
 from vericite.types import Citation, CitationKind, Triple
@@ -81,3 +83,32 @@ def test_build_names_a_bad_option_by_its_flag(tmp_path):
 
     r = CliRunner().invoke(cli, ["build", "biokalma", "--pool", "x.json", "--out", str(tmp_path / "d.jsonl"), "--min-gold", "0"])
     assert r.exit_code == 2 and "error: invalid option --min-gold: Input should be greater than or equal to 1" in r.output
+
+
+def test_one_logsumexp_one_softmax_one_log_softmax_one_sigmoid_in_the_source():
+    # judges/log_mass.py and models/openai_wire.py had their own logsumexp, metrics/alce_qa.py and the BioKaLMA
+    # builder their own softmax: the numeric helpers are defined once (stats.py; log_softmax, on numpy arrays, in
+    # models/llamacpp_scoring.py; sigmoid in metrics/conner_specs.py) and imported everywhere else
+    import ast
+
+    from tests.support.paths import SRC
+
+    helpers = ("logsumexp", "softmax", "log_softmax", "sigmoid")
+    found: dict[str, list[str]] = {h: [] for h in helpers}
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.lstrip("_") in found:
+                found[node.name.lstrip("_")].append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert {h: len(where) for h, where in found.items()} == dict.fromkeys(helpers, 1), found
+
+
+def test_logsumexp_and_softmax():
+    import math
+
+    from vericite.stats import logsumexp, softmax
+
+    assert logsumexp([math.log(0.25), math.log(0.5)]) == pytest.approx(math.log(0.75))
+    assert logsumexp([1000.0, 1000.0]) == pytest.approx(1000.0 + math.log(2))  # stable for large inputs
+    assert logsumexp([]) == -math.inf and logsumexp([-math.inf, -math.inf]) == -math.inf
+    assert softmax([0.0, math.log(3)]) == pytest.approx([0.25, 0.75])
+    assert softmax([]) == [] and sum(softmax([1000.0, 999.0, -5.0])) == pytest.approx(1.0)

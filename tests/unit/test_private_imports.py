@@ -1,6 +1,8 @@
 """No module of vericite reaches into another's private names: an import of a name starting with one underscore
 from another vericite module (``from .meta import _as_pair``, function-level ones included), or a use of one
-through a module imported by name (``from . import meta`` then ``meta._as_pair``), fails here. A helper two modules
+through a module imported by name (``from . import meta`` then ``meta._as_pair``; ``import vericite.report.sections``
+then ``vericite.report.sections._section``; ``models.openai_wire._snippet``; ``getattr(meta, "_as_pair")``), fails
+here. An instance's private attributes (``obj._x``) are not looked at. A helper two modules
 share has a public name at its definition; dunder names (``__version__``) are public."""
 
 from __future__ import annotations
@@ -54,13 +56,37 @@ def private_uses(source: str, module: str, is_package: bool = False) -> list[str
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == "vericite" or alias.name.startswith("vericite."):
-                    if alias.asname:
-                        modules[alias.asname] = alias.name
+                    # ``import vericite.a.b`` binds ``vericite``; ``import vericite.a.b as m`` binds ``m``
+                    modules[alias.asname or "vericite"] = alias.name if alias.asname else "vericite"
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name) and node.value.id in modules:
-            if modules[node.value.id] != module:
-                found.append(f"{node.lineno}: {node.value.id}.{node.attr} ({modules[node.value.id]})")
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = _owner(node.value, modules)  # the dotted vericite path the attribute is read off, if any
+            if owner and owner[1] != module and not _is_module(f"{owner[1]}.{node.attr}"):
+                found.append(f"{node.lineno}: {owner[0]}.{node.attr} ({owner[1]})")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr", "hasattr", "delattr"):
+            args = node.args
+            if len(args) >= 2 and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str) and _private(args[1].value):
+                owner = _owner(args[0], modules)
+                if owner and owner[1] != module and not _is_module(f"{owner[1]}.{args[1].value}"):
+                    found.append(f"{node.lineno}: {node.func.id}({owner[0]}, {args[1].value!r}) ({owner[1]})")
     return found
+
+
+def _owner(node: ast.expr, modules: dict[str, str]) -> tuple[str, str] | None:
+    """(the source text, the dotted vericite path) of ``node`` when it is a name bound to an imported vericite module
+    (or a name of one) or a chain of public attributes off one (``vericite.report.sections``, ``models.openai_wire``);
+    None otherwise: an instance's attributes (``obj._x``) are not looked at, and a chain through a private attribute
+    is reported at that attribute."""
+    attrs: list[str] = []
+    while isinstance(node, ast.Attribute):
+        if _private(node.attr):
+            return None
+        attrs.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in modules:
+        return None
+    attrs.reverse()
+    return ".".join([node.id, *attrs]), ".".join([modules[node.id], *attrs])
 
 
 def test_the_check_finds_what_it_is_for():
@@ -89,6 +115,24 @@ _own = 1
     assert private_uses("from . import _x\nfrom .sub import _y\n", "vericite.pkg", is_package=True) == ["2: from vericite.pkg.sub import _y"]
     assert private_uses("from . import _x, _builtins\n", "vericite.mod") == ["1: from vericite import _x"]  # a module is no private name
     assert private_uses("from .conner import _mine\n", "vericite.metrics.conner") == []  # its own name
+    # attributes read off a module through a chain of modules, and getattr's strings (not an instance's attributes)
+    chains = """
+import vericite.report.sections
+import vericite.models as vm
+from vericite import models
+from .. import _builtins
+
+def g(obj):
+    return (vericite.report.sections._section, vm.openai_wire._snippet, models.openai_wire.snippet, vm._priv.inner._z,
+            getattr(models.openai_wire, "_snippet"), getattr(models, "snippet"), vericite._builtins, _builtins.x, obj._x, obj.meta._y)
+"""
+    assert sorted(f.split(": ", 1)[1] for f in private_uses(chains, "vericite.judges.x")) == [
+        "getattr(models.openai_wire, '_snippet') (vericite.models.openai_wire)",
+        "vericite.report.sections._section (vericite.report.sections)",
+        "vm._priv (vericite.models)",
+        "vm.openai_wire._snippet (vericite.models.openai_wire)",
+    ]
+    assert private_uses("import vericite.judges.x\nvericite.judges.x._mine\n", "vericite.judges.x") == []  # its own, by its full name
 
 
 def test_no_module_imports_another_modules_private_names():

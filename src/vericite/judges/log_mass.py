@@ -10,10 +10,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Mapping, Sequence
 
-
-def logsumexp(values: Sequence[float]) -> float:
-    m = max(values)
-    return m + math.log(sum(math.exp(v - m) for v in values))
+from ..stats import logsumexp, softmax
 
 
 def label_log_mass(logprobs: Mapping[str, float | None], label_of: Callable[[str], str | None], labels: Sequence[str]) -> dict[str, float]:
@@ -39,6 +36,5 @@ def label_probabilities(
     mass = label_log_mass(logprobs, label_of, labels)
     if not mass:
         return None, {}
-    top = max(mass.values())
-    z = sum(math.exp(v - top) for v in mass.values())
-    return {k: (math.exp(mass[k] - top) / z if k in mass else 0.0) for k in labels}, mass
+    probs = dict(zip(mass, softmax(list(mass.values()))))
+    return {k: probs.get(k, 0.0) for k in labels}, mass

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..stats import softmax
 from .alce import compute_exact, compute_f1
 
 QA_MODEL = "gaotianyu1350/roberta-large-squad"
@@ -74,15 +75,6 @@ class QAModel:
         return extract_answer(context, starts, ends, windows, offsets)
 
 
-def _softmax(xs: Sequence[float]) -> list[float]:
-    import math
-
-    top = max(xs)
-    exps = [math.exp(x - top) for x in xs]
-    total = sum(exps)
-    return [e / total for e in exps]
-
-
 def extract_answer(
     context: str,
     start_logits: Sequence[Sequence[float]],
@@ -100,8 +92,8 @@ def extract_answer(
     null_score = None
     for starts, ends, mask, offs in zip(start_logits, end_logits, in_context, offsets):
         keep = [m or i == 0 for i, m in enumerate(mask)]
-        ps = _softmax([x if k else -10000.0 for x, k in zip(starts, keep)])
-        pe = _softmax([x if k else -10000.0 for x, k in zip(ends, keep)])
+        ps = softmax([x if k else -10000.0 for x, k in zip(starts, keep)])
+        pe = softmax([x if k else -10000.0 for x, k in zip(ends, keep)])
         null = ps[0] * pe[0]
         null_score = null if null_score is None else min(null_score, null)
         for s in range(len(ps)):

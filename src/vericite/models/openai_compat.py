@@ -27,7 +27,6 @@ line.
 from __future__ import annotations
 
 import ipaddress
-import math
 import os
 import sys
 import threading
@@ -38,8 +37,9 @@ from typing import Any, Sequence
 import httpx
 
 from ..errors import BackendError
+from ..stats import logsumexp
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
-from .openai_wire import error_message, logsumexp, snippet, top_logprobs
+from .openai_wire import error_message, snippet, top_logprobs
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -362,7 +362,7 @@ class OpenAICompatBackend:
             out = {}
             for cand in candidates:
                 vals = [lp for tok, lp in first.items() if tok.strip() == cand.strip()]
-                out[cand] = logsumexp(vals) if vals else -math.inf
+                out[cand] = logsumexp(vals)
             return out, (Usage.of(c) if c.prompt_tokens else None)  # no prompt has 0 tokens: none reported
 
         return self._map(one, list(prompts))

@@ -3,7 +3,6 @@ messages made into one short printable line (``openai_compat``'s helpers)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import httpx
@@ -26,13 +25,6 @@ def top_logprobs(lp: Any) -> list[dict[str, float]] | None:
             alts[str(step["token"])] = float(step["logprob"])
         out.append(alts)
     return out
-
-
-def logsumexp(vals: list[float]) -> float:
-    m = max(vals)
-    if m == -math.inf:
-        return m
-    return m + math.log(sum(math.exp(v - m) for v in vals))
 
 
 def error_message(r: httpx.Response) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 from ..stats import bootstrap_cis, point, ratio_of_sums
 from .charts import bar_chart
 from .format import esc, fmt, num
+from .sections import section
 
 LABELS = ("factual_consistent", "non_verified", "factual_inconsistent")
 SENTENCE_BUCKETS = (1, 2, 3, 4, 5, 6)  # 6: six or more
@@ -134,4 +135,4 @@ def conner_section(found: FactualityItems) -> str:
         parts.append(_table(form, "sentences"))
     else:
         parts.append('<p class="muted">Long form: no item records its number of sentences (evaluations before n_sentences).</p>')
-    return f'<section id="conner"><h2>{esc("Long tail and long form (CONNER §4.4)")}</h2>{"".join(parts)}</section>'
+    return section("conner", "Long tail and long form (CONNER §4.4)", "".join(parts))

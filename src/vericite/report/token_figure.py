@@ -22,6 +22,7 @@ from ..runs.cost import Cost, common_ids, cost, records
 from .charts import CostPoint, cost_chart
 from .format import ci_of, esc, fmt_level, metric_value
 from .presentation import curves, ordered_metrics, shown
+from .sections import section
 
 DEFAULT_METRIC = "alce_citation_f1"
 WHISKERS = "interquartile range (25th–75th percentile)"
@@ -183,4 +184,4 @@ def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> s
         )
     if not parts:
         return ""
-    return '<section id="token-figure"><h2>Tokens per question</h2>' + "".join(parts) + "</section>"
+    return section("token-figure", "Tokens per question", "".join(parts))

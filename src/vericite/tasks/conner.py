@@ -168,10 +168,11 @@ class ConnerTask:
     def __init__(self, **options: Any) -> None:
         self.options = options
         self._relevance: dict[str, RelevanceScorer] = {}  # by spec: one per process, whatever the suites built
+        self._coherence: dict[str, RelevanceScorer] = {}  # the coherence_model option's, the same way
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled (to ``--ray``'s actors) without its relevance scorers: an actor never loads one."""
-        return {**self.__dict__, "_relevance": {}}
+        """Pickled (to ``--ray``'s actors) without its relevance and coherence scorers: an actor never loads one."""
+        return {**self.__dict__, "_relevance": {}, "_coherence": {}}
 
     def relevance_scorer(self, settings: Any, ctx: Any) -> RelevanceScorer | None:
         """The relevance scorer of ``settings`` (``--relevance-model``; None for ``none``, and when ``--metrics``
@@ -185,8 +186,20 @@ class ConnerTask:
             self._relevance[spec] = RelevanceScorer(spec, ctx)
         return self._relevance[spec]
 
+    def coherence_scorer(self, settings: Any, ctx: Any) -> RelevanceScorer | None:
+        """The ``coherence_model`` option's pair scorer (None without the option, and when ``--metrics`` leaves
+        coherence_paragraph out: nothing loads it, nothing records it), one per spec as :meth:`relevance_scorer`."""
+        spec = self.options.get("coherence_model")
+        wanted = getattr(settings, "metrics", None)
+        if not spec or (wanted and "coherence_paragraph" not in wanted):
+            return None
+        if spec not in self._coherence:
+            self._coherence[spec] = RelevanceScorer(spec, ctx, "coherence model {spec} (conner:coherence_model)")
+        return self._coherence[spec]
+
     def preload(self, settings: Any, ctx: Any) -> None:
-        """Loads now the relevance model its suites score with (none when ``--metrics`` leaves relevance out):
+        """Loads now the relevance model its suites score with (none when ``--metrics`` leaves relevance out), and
+        the ``coherence_model`` option's (none when it leaves coherence_paragraph out):
         ``vericite run`` calls it before it generates, so a model that cannot be loaded is one line before the
         generation, not after it (``evaluate`` loads it before the first answer is judged:
         ``ConnerMetric.preload``); the suites then use that instance. The ``lm`` (the LM measures' model and
@@ -201,9 +214,9 @@ class ConnerTask:
                 check_model(lm)
             except VericiteError as e:
                 raise load_failure(f"the LM {lm} (lm: CONNER's LM measures and validity's reader)", e) from None
-        scorer = self.relevance_scorer(settings, ctx)
-        if scorer is not None:
-            scorer.load()
+        for scorer in (self.relevance_scorer(settings, ctx), self.coherence_scorer(settings, ctx)):
+            if scorer is not None:
+                scorer.load()
 
     def specs(self) -> dict[str, MetricSpec]:
         return {n: SPECS[n] for n in NAMES}
@@ -238,11 +251,8 @@ class ConnerTask:
             lm = getattr(judge, "backend", None)  # llm3:<model>: the same model
         scorer = self.relevance_scorer(settings, ctx)
         options = dict(self.options)
-        coherence_name = options.pop("coherence_model", None)
-        wanted = getattr(settings, "metrics", None)
-        if wanted and "coherence_paragraph" not in wanted:
-            coherence_name = None  # nothing scores with it: neither loaded nor recorded, as the relevance model
-        coherence = RelevanceScorer(coherence_name, ctx, "coherence model {spec} (conner:coherence_model)") if coherence_name else None
+        options.pop("coherence_model", None)
+        coherence = self.coherence_scorer(settings, ctx)
         index = getattr(settings, "evidence_index", None)
         k = int(self.options.get("evidence_k", 10))
         retriever = create("retrievers", f"bm25:{index}", ctx, k=k) if index else None

@@ -28,11 +28,11 @@ from vericite.bench.builders.biokalma.scoring import (
     perplexity,
     property_pos,
     score_candidates,
-    softmax,
     specificity,
     template_sentence,
 )
 from vericite.cli.main import cli
+from vericite.stats import softmax
 from vericite.datasets import load_samples, read_samples_jsonl
 from vericite.errors import DataError, VericiteError
 from vericite.models.fake import FakeBackend

@@ -42,6 +42,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from ....models.llamacpp_scoring import log_softmax
+from ....stats import softmax
 from ....types import Triple, normalise_property
 
 PREPOSITIONS = frozenset("of in by for at to with from on into as under over about after before".split())
@@ -99,15 +100,6 @@ def template_sentence(t: Triple, subject_label: str | None = None) -> str:
 def specificity(count_r: int, n: int) -> float:
     """log(2N / Count_r); a property never counted is treated as counted once."""
     return math.log(2 * n / max(1, count_r))
-
-
-def softmax(xs: Sequence[float]) -> list[float]:
-    if not xs:
-        return []
-    m = max(xs)
-    e = [math.exp(x - m) for x in xs]
-    z = sum(e)
-    return [v / z for v in e]
 
 
 def perplexity(token_logprobs: Sequence[float]) -> float:
