@@ -14,8 +14,10 @@ rounds a sentence may have: when the sentence written after the T-th still fails
 citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
 (``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``.
 ``sentence_prompt`` chooses the generator's prompt (``vtg-sentence@2``: write the next sentence only;
-``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), and ``min_sentences``
-from which sentence on ``End.`` is offered.
+``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), ``min_sentences``
+from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentences are repeats, skipped
+(``vtg_steps.repeat_of``: exact ones, and below 1.0 those whose content words one written sentence holds at that
+share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
