@@ -117,3 +117,24 @@ def test_a_resumed_folder_sets_the_threshold_it_was_written_with():
     assert m.upgrade_manifest(old) == {**old, "repeat_overlap": 1.0}
     assert m.upgrade_manifest({**old, "repeat_overlap": 0.8})["repeat_overlap"] == 0.8
     assert m.upgrade_manifest({"method": "rerank@1"}) == {"method": "rerank@1"}
+
+
+def test_the_script_counts_what_a_threshold_would_drop_in_a_folder(tmp_path, capsys):
+    """scripts/vtg_repeats.py: each kept sentence against those kept before it in its answer."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    def record(qid, sentences):
+        return {"id": qid, "vtg": {"sentences": [{"kept": s + " [1]", "trials": [{"sentence": s}]} for s in sentences] + [{"kept": "", "trials": [{"sentence": ""}]}]}}
+
+    (tmp_path / "samples.jsonl").write_text(json.dumps(record("a", [SIMON, SIMON_AGAIN, GARFUNKEL])) + "\n" + json.dumps(record("b", [PHELPS, PHELPS_BORN, PHELPS_AGAIN])) + "\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("vtg_repeats", Path(__file__).resolve().parents[3] / "scripts" / "vtg_repeats.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main([str(tmp_path), "--thresholds", "0.7,0.8,1", "--show", "0.8"]) == 0
+    out = capsys.readouterr().out
+    assert "2 answers, 6 kept sentences (4 after an answer's first)" in out
+    assert "repeat_overlap=0.7: 3 would be dropped" in out and "repeat_overlap=0.8: 2 would be dropped" in out and "repeat_overlap=1: 0 would be dropped" in out
+    assert "[a #2] 0.92" in out and "[b #3] 1.00" in out and "kept [a #3] 0.71" in out
+    assert mod.main([str(tmp_path / "nothing")]) == 1
