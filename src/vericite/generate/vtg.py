@@ -14,8 +14,10 @@ rounds a sentence may have: when the sentence written after the T-th still fails
 citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
 (``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``.
 ``sentence_prompt`` chooses the generator's prompt (``vtg-sentence@2``: write the next sentence only;
-``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), and ``min_sentences``
-from which sentence on ``End.`` is offered.
+``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), ``min_sentences``
+from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentences are repeats, skipped
+(``vtg_steps.repeat_of``: exact ones, and below 1.0 those whose content words one written sentence holds at that
+share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
 from ..models.usage import metered, metering
@@ -45,7 +47,7 @@ from . import vtg_steps as S
 from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import COMPONENTS, PROBLEMS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
@@ -81,6 +83,8 @@ class VtgMethod:
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.cite_params = GenParams(max_tokens=opts.cite_max_tokens, temperature=0.0, seed=seed)
         self.query_params = GenParams(max_tokens=opts.queries_max_tokens, temperature=0.0, seed=seed)
+        #: the near-repeat rule's threshold (vtg_build.VtgOptions.repeat_overlap; not given: a new run's default)
+        self.repeat_overlap = opts.repeat_overlap if opts.repeat_overlap is not None else S.REPEAT_OVERLAP
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -129,7 +133,7 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer()
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -188,7 +192,10 @@ class VtgMethod:
             params = dataclasses.replace(self.params, seed=self.seed + t)
             with tracer.timed("sentence"):
                 offer_end = len(written) >= o.min_sentences
-                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params, prompt=o.sentence_prompt, offer_end=offer_end)
+                skipped: list[tuple[str, int, float]] = []
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params, prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped)
+            if skipped:
+                tracer.count("near_repeated_sentence", len(skipped))
             if sentence is None:
                 trial.outcome, tracer.end = "end", why
                 if why == "repeated":
@@ -284,7 +291,7 @@ class VtgMethod:
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -296,6 +303,15 @@ class VtgMethod:
             "params": {"sentence": self.params.to_dict(), "cite": self.cite_params.to_dict(), "queries": self.query_params.to_dict()},
             **({"index_corpus": corpus} if corpus is not None else {}),  # an index rebuilt in place is another retrieval
         }  # fmt: skip
+
+    def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
+        """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
+        exact repeats only, ``repeat_overlap`` 1.0. ``generate --resume`` / ``run --resume`` build the method with
+        that value when the option is not given (``VtgOptions.resumed_options``), so the run goes on as it began;
+        a method built otherwise (another value given) is told apart here, in one line, not mixed into the run."""
+        if old.get("method") != self.id or "repeat_overlap" in old:
+            return dict(old)
+        return {**old, "repeat_overlap": 1.0}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
@@ -321,7 +337,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in PROBLEMS},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *((NEAR_REPEATS,) if any(NEAR_REPEATS in t.get("problems", {}) for t in traces) else ()))},
             },
             **_retrieved(records),
         }

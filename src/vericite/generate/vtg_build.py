@@ -43,13 +43,23 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k",)
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap")
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
         """What the given options are warned about (``protocols.MethodOptions``): k with a store (k_with_store_note)."""
         said = k_with_store_note("vtg", method_args)
         return [said] if said else []
+
+    @classmethod
+    def resumed_options(cls, method_args: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
+        """The options a folder being resumed sets where ``method_args`` leave them unset
+        (``protocols.MethodOptions``): ``repeat_overlap`` as its manifest records it, 1.0 (the exact rule, all
+        there was) when a ``vtg@1`` manifest records none, so a run goes on as it began."""
+        if method_args.get("repeat_overlap") is not None or manifest.get("method") != "vtg@1":
+            return {}
+        recorded = manifest.get("repeat_overlap", 1.0)
+        return {"repeat_overlap": float(recorded)} if isinstance(recorded, (int, float)) else {}
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
     kg_k: int | None = Field(default=None, ge=1)  # a memory of triples: D_L = the top kg_k re-ranked triples (None: all), the rest left to the evidence finder
@@ -59,6 +69,11 @@ class VtgOptions(BaseModel):
     max_sentences: int = Field(default=6, ge=1)
     min_sentences: int = Field(default=1, ge=1)  # End. is offered from the min_sentences-th sentence on
     sentence_prompt: Literal["vtg-sentence@2", "vtg-sentence@3"] = "vtg-sentence@2"
+    # the sentence generator's repeat rule (vtg_steps.repeat_of): a sentence whose content words one written sentence
+    # holds at this share or more is skipped as a repeat; 1.0: exact repeats only (the rule before the option).
+    # None (not given): a new run takes vtg_steps.REPEAT_OVERLAP (0.8), a resumed one what its folder recorded
+    # (1.0 for a folder written before the option: resumed_options); the manifest records the value used
+    repeat_overlap: float | None = Field(default=None, gt=0.0, le=1.0)
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True

@@ -2,7 +2,9 @@
 
 * :func:`generate_sentence`: the *sentence generator*, the next single sentence (``vtg-sentence@2`` or ``@3``): the
   completion is read as its first Punkt sentence, citations removed; a completion that repeats the answer so
-  far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer.
+  far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer. A sentence
+  already written is its exact repeat or, below ``repeat_overlap`` 1.0, a near repeat: one written sentence holds
+  at least that share of its content words (:func:`repeat_of`).
 * :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,
   in range, without repeats, the first ``at_most`` (3); the sentence itself is the generator's (the paper asks
   the model not to change it, and vericite does not trust it to).
@@ -37,6 +39,51 @@ def _norm(s: str) -> str:
     return " ".join(remove_citations(s).lower().split()).rstrip(".")
 
 
+#: the near-repeat rule's default threshold for a new run (``repeat_overlap``; 1.0: the exact rule alone)
+REPEAT_OVERLAP = 0.8
+#: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
+#: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
+STOPWORDS = frozenset(
+    "a an the and or but nor so as than that this these those which who whom whose what when where while it its "
+    "is are was were be been being am has have had having do does did done he she they them their his her him we "
+    "us our you your i me my of in on at to for from by with about into onto over under after before during "
+    "between through also both either neither not no s there here then".split()
+)
+_WORD = re.compile(r"\w+")
+
+
+def content_tokens(sentence: str) -> frozenset[str]:
+    """A sentence's content words for the near-repeat rule: citations removed, lower-cased, runs of word
+    characters (so punctuation and quotes go, ``1963`` stays), :data:`STOPWORDS` left out; a set (each word once).
+    No stemming: ``wrote`` and ``written`` are two words."""
+    return frozenset(w for w in _WORD.findall(remove_citations(sentence).lower()) if w not in STOPWORDS)
+
+
+def containment(candidate: frozenset[str], written: frozenset[str]) -> float:
+    """``|candidate ∩ written| / |candidate|``: how much of the candidate's content the written sentence holds
+    (0.0 for a candidate with no content word)."""
+    return len(candidate & written) / len(candidate) if candidate else 0.0
+
+
+def repeat_of(sentence: str, written: Sequence[str], overlap: float = 1.0) -> tuple[int, float] | None:
+    """The written sentence ``sentence`` repeats, as (its index, the containment), or None. An exact repeat (the
+    same text once citations, case, spacing and a final full stop are set aside) at any ``overlap``, containment
+    1.0; below 1.0, a near repeat too: the one written sentence that holds the most of its content words, when
+    that is at least ``overlap`` (:func:`containment`; the earliest on a tie). ``overlap=1.0`` is the exact rule
+    alone (a candidate whose words a longer written sentence all holds is not a repeat there)."""
+    norm = _norm(sentence)
+    for i, w in enumerate(written):
+        if _norm(w) == norm:
+            return i, 1.0
+    if overlap >= 1.0:
+        return None
+    cand = content_tokens(sentence)
+    best = max(((containment(cand, content_tokens(w)), -i) for i, w in enumerate(written)), default=None)
+    if best is None or best[0] < overlap:
+        return None
+    return -best[1], best[0]
+
+
 def first_text(backend: Any, messages: Any, params: GenParams) -> str:
     return str(backend.generate([messages], params)[0].text).replace("<|im_end|>", "")
 
@@ -49,17 +96,20 @@ def first_text(backend: Any, messages: Any, params: GenParams) -> str:
 PROMPT_ECHO = re.compile(r"\banswer so far\b", re.IGNORECASE)
 
 
-def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
+def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
     ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`).
-    Sentences already written are skipped (a chat model often restarts the answer)."""
+    Sentences that repeat one already written are skipped (a chat model often restarts the answer, or says a
+    sentence again in other words): :func:`repeat_of` at ``overlap`` (1.0: only exact repeats; the method's
+    ``repeat_overlap``); a completion with nothing else ends the answer as ``repeated``. ``skipped``, when given,
+    receives each near repeat skipped (not an exact one) as (the sentence, the index of the written sentence it
+    repeats, the containment)."""
     text = raw.strip()
     text = text.replace("\n", " ").strip()
     if text.lower().startswith("answer:"):
         text = text[len("answer:") :].strip()
     if not text or text.lower().rstrip(".") == "end":
         return None, "end-marker" if text else "empty"
-    seen = {_norm(s) for s in written}
     repeated = False
     for s in sent_tokenize(text):
         s = " ".join(remove_citations(s).split())
@@ -67,18 +117,24 @@ def read_sentence(raw: str, written: Sequence[str]) -> tuple[str | None, str]:
             return None, "end-marker"
         if PROMPT_ECHO.search(s):
             return None, "prompt-echo"
-        if _norm(s) in seen:
+        hit = repeat_of(s, written, overlap)
+        if hit is not None:
             repeated = True
+            if skipped is not None and _norm(s) != _norm(written[hit[0]]):
+                skipped.append((s, hit[0], hit[1]))
             continue
         return s, ""
     return None, "repeated" if repeated else "empty"
 
 
-def generate_sentence(backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True) -> tuple[str | None, str, str]:
-    """(the sentence or None, why it ended, the raw completion)."""
+def generate_sentence(
+    backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True,
+    overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None,
+) -> tuple[str | None, str, str]:
+    """(the sentence or None, why it ended, the raw completion); ``overlap`` and ``skipped`` as :func:`read_sentence`'s."""
     messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
     raw = first_text(backend, messages, params)
-    sentence, why = read_sentence(raw, written)
+    sentence, why = read_sentence(raw, written, overlap, skipped)
     return sentence, why, raw
 
 

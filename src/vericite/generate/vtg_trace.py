@@ -3,7 +3,8 @@ both verifiers' verdicts with probabilities, the simplifier's removals, the quer
 brought, the memory's sizes, and the tokens of each step; per answer, the totals by component and the counts of
 what went wrong (bounded, never silent): judgements that could not be read, citations out of range, queries that
 could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached, judge calls
-that failed, an answer left empty."""
+that failed, an answer left empty, the answer ended on repeats, and (with the near-repeat rule) near repeats
+skipped (:data:`NEAR_REPEATS`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ PROBLEMS = (
     "unreadable_judgements", "citations_out_of_range", "no_citation", "queries_unreadable", "retrieval_empty",
     "unverified_sentences", "sentence_cap", "repeated_sentence", "judge_errors", "empty_answer",
 )  # fmt: skip
+#: counted (in ``problems``, after :data:`PROBLEMS`) only by an answer written with the near-repeat rule
+#: (``repeat_overlap`` below 1.0): each near repeat the sentence generator's completions held and that was skipped
+#: (``vtg_steps.read_sentence``; an exact repeat is not counted here, as it never was), whether a new sentence
+#: followed it or the answer ended ``repeated`` (then ``repeated_sentence`` counts the end too). Absent at 1.0, so
+#: an answer written by the exact rule alone has the trace it always had.
+NEAR_REPEATS = "near_repeated_sentence"
 
 
 def usage_dict(u: Usage) -> dict[str, int]:
@@ -60,10 +67,10 @@ class SentenceTrace:
 class Tracer:
     """Collects an answer's trace; ``meters`` count each component's model calls."""
 
-    def __init__(self) -> None:
+    def __init__(self, near_repeats: bool = False) -> None:
         self.sentences: list[SentenceTrace] = []
         self.meters = {c: UsageMeter() for c in COMPONENTS}
-        self.problems = {p: 0 for p in PROBLEMS}
+        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()))}
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
         self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo

@@ -127,7 +127,11 @@ class MethodOptions(Protocol):
     attribute ``recorded_when_set`` (a tuple) are recorded only when they are not None (an option added later, so
     that the runs written before it stay the same runs). An optional classmethod ``notes(method_args)`` returns the
     warning lines the options given deserve (VTG's k with a store), said by ``generate`` and, once per distinct
-    line over every level's generation, by ``run``."""
+    line over every level's generation, by ``run``. An optional classmethod ``resumed_options(method_args,
+    manifest)`` returns the options a folder being resumed sets where ``method_args`` leave them unset (VTG's
+    ``repeat_overlap``: what the folder's manifest records, 1.0 for one written before the option): the method
+    of ``generate --resume`` / ``run --resume`` is built with them, the config recorded is left as given
+    (``runs/loop.resumed_config``)."""
 
     options_model: type
 

@@ -132,7 +132,7 @@ def generate_pooled(
     :func:`~vericite.runs.loop.generate_run`."""
     from ..progress import progress_bar
     from ..protocols import Closeable, ManifestUpgrading, SampleChecking
-    from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, summarise
+    from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, resumed_config, summarise
     from .rundir import RunDir
 
     samples = questions_of(cfg, out, samples)
@@ -142,7 +142,8 @@ def generate_pooled(
 
         shared = load_model(cfg.model, **model_options(cfg))
         backend_factory = lambda: shared  # noqa: E731
-    method = build_method(cfg, backend=backend_factory() if backend_factory else None)  # the driver's: its manifest and sample checks (models load lazily)
+    built = resumed_config(cfg, out, resume)  # the method's options, with those a resumed folder sets; cfg is recorded
+    method = build_method(built, backend=backend_factory() if backend_factory else None)  # the driver's: its manifest and sample checks (models load lazily)
     try:
         if isinstance(method, SampleChecking):
             method.check_samples(samples, cfg.dataset)
@@ -194,7 +195,7 @@ def generate_pooled(
                     run.append(o["record"])
                 advance()
 
-        pool = _open(functools.partial(_generation_worker, cfg, backend_factory), workers, ray, steps=progress) if send else None
+        pool = _open(functools.partial(_generation_worker, built, backend_factory), workers, ray, steps=progress) if send else None
         try:
             with progress_bar(len(samples), "generating", enabled=progress, completed=len(samples) - len(todo)) as advance:
                 flush(advance)

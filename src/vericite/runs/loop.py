@@ -255,6 +255,29 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
     return create("methods", f"{cfg.method}:{cfg.model}", ctx, seed=cfg.seed, **options, **objects)  # type: ignore[no-any-return]
 
 
+def resumed_config(cfg: Any, out: str | Path, resume: bool) -> Any:
+    """``cfg`` to build the method with when ``out`` is resumed: the options the folder's manifest sets where
+    ``cfg`` leaves them unset, by the method's options model (``resumed_options``, ``protocols.MethodOptions``:
+    VTG's ``repeat_overlap``, 1.0 for a folder written before it), so a run goes on as it began. Only the method is
+    built with them: the config recorded and compared stays ``cfg``'s. ``cfg`` itself when not resuming, or when
+    the folder has no readable manifest (``RunDir`` says so)."""
+    import json
+
+    from .config import method_options_model
+    from .rundir import MANIFEST
+
+    hook = getattr(method_options_model(cfg.method), "resumed_options", None)
+    path = Path(out) / MANIFEST
+    if not resume or not callable(hook) or not path.is_file():
+        return cfg
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return cfg
+    extra = hook(dict(cfg.method_args), old) if isinstance(old, dict) else {}
+    return cfg.model_copy(update={"method_args": {**cfg.method_args, **extra}}) if extra else cfg
+
+
 def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
     """``cfg``'s dataset, each id once: a question whose id was met before is left out (the first is asked, as
     ``vericite evaluate`` keeps an answer's first line), said in one warning line on stderr; returns the questions
@@ -306,7 +329,7 @@ def generate_run(
     samples = questions_of(cfg, out, samples)
     config = cfg.record()
     meter = UsageMeter()
-    method = build_method(cfg, meter=meter, backend=backend, **objects)
+    method = build_method(resumed_config(cfg, out, resume), meter=meter, backend=backend, **objects)
     if isinstance(method, ProgressShowing):
         method.show_progress(progress)
     try:

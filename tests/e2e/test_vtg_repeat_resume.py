@@ -1,0 +1,122 @@
+"""VTG's near-repeat rule and ``--resume``: a folder written before ``repeat_overlap`` existed (its manifest records
+none, in its config or its method's part) goes on with the exact rule it began with (1.0), its answers those of a
+run made with the exact rule throughout, the local loop's and a pool's alike, ``vericite run``'s levels too; a new
+folder goes on with the threshold it recorded; giving another threshold to either is refused in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from vericite import registry
+from vericite.cli.main import cli
+
+from tests.support.ray_runs import without_timings
+from tests.support.vtg import DOCS, scripted, vtg_experiment_config
+
+PARIS, PARIS_AGAIN, ROME = "Paris is the capital of France.", "The capital of France is Paris.", "Rome is the capital of Italy."
+ITEMS = [
+    {"question": q, "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}
+    for q in ("Which cities are capitals?", "Name two capitals.", "Which capitals are in Europe?")
+]  # fmt: skip
+
+
+def repeating():
+    """Paris, Paris again in other words (a near repeat), Rome."""
+    return scripted([PARIS, PARIS_AGAIN, ROME], cites={"Rome": "title:Rome"})
+
+
+@pytest.fixture
+def model():
+    registry.backends.register("vtg-repeats", lambda arg, *, ctx, **o: repeating(), replace=True)
+    yield "vtg-repeats"
+    registry.backends.unregister("vtg-repeats")
+
+
+def generate(tmp_path, out, *extra, code=0):
+    data = tmp_path / "eli5_eval.json"
+    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    args = ["generate", "--method", "vtg", "--dataset", data, "--model", "vtg-repeats", "--judge", "fake", "--k", 4,
+            "--docs-per-query", 1, "--trials", 0, "--out", tmp_path / out, "-q", "--no-cache", *extra]  # fmt: skip
+    r = CliRunner().invoke(cli, [str(a) for a in args])
+    assert r.exit_code == code, r.output
+    return r
+
+
+def as_before_the_option(folder):
+    """The folder as a vericite before ``repeat_overlap`` wrote it: its manifest without the key."""
+    path = folder / "manifest.json"
+    m = json.loads(path.read_text())
+    m.pop("repeat_overlap")
+    m["config"].pop("repeat_overlap")
+    path.write_text(json.dumps(m), encoding="utf-8")
+
+
+def samples(folder):
+    return without_timings((folder / "samples.jsonl").read_text(encoding="utf-8"))
+
+
+def test_a_folder_written_before_the_option_resumes_with_the_exact_rule(tmp_path, model):
+    generate(tmp_path, "exact", "--method-arg", "repeat_overlap=1.0")  # the exact rule throughout
+    generate(tmp_path, "old", "--method-arg", "repeat_overlap=1.0", "--limit", 1)  # what the old code wrote ...
+    as_before_the_option(tmp_path / "old")  # ... and how it recorded it
+    generate(tmp_path, "old", "--limit", 2, "--resume")  # not given: the folder's rule
+    generate(tmp_path, "old", "--resume")  # the manifest now records 1.0: still the same run
+    assert samples(tmp_path / "old") == samples(tmp_path / "exact")
+    assert "The capital of France is Paris [1]." in samples(tmp_path / "old") and "near_repeated_sentence" not in samples(tmp_path / "old")
+    manifest = json.loads((tmp_path / "old" / "manifest.json").read_text())
+    assert manifest["repeat_overlap"] == 1.0 and "repeat_overlap" not in manifest["config"]  # the config as given
+    r = generate(tmp_path, "old", "--resume", "--method-arg", "repeat_overlap=0.8", code=2)
+    assert "repeat_overlap" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_a_new_folder_uses_and_keeps_the_default(tmp_path, model):
+    generate(tmp_path, "new", "--limit", 1)
+    manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
+    assert manifest["repeat_overlap"] == 0.8 and "repeat_overlap" not in manifest["config"]
+    generate(tmp_path, "new", "--resume")
+    records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+    assert [r["output"] for r in records] == ["Paris is the capital of France [1]."] * 3  # the near repeat skipped, then the end
+    assert all(r["vtg"]["problems"]["near_repeated_sentence"] == 1 and r["vtg"]["end"] == "repeated" for r in records)
+    r = generate(tmp_path, "new", "--resume", "--method-arg", "repeat_overlap=1.0", code=2)
+    assert "repeat_overlap" in r.output and "Traceback" not in r.output
+
+
+def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
+    from vericite.runs.config import GenerateConfig
+    from vericite.runs.distributed import generate_pooled
+
+    data = tmp_path / "eli5_eval.json"
+    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
+    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0})
+    generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
+    generate_pooled(exact.model_copy(update={"limit": 1}), tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
+    as_before_the_option(tmp_path / "old")
+    plain = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args=args)
+    generate_pooled(plain, tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1, resume=True)
+    assert samples(tmp_path / "old") == samples(tmp_path / "exact")
+
+
+def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, model):
+    levels = "levels: [0, 3]\n"
+    exact = vtg_experiment_config(tmp_path, ITEMS, "vtg-repeats", "vtg-ablation", levels)
+    text = exact.read_text().replace("trials: 1, verifier_judge: fake}", "trials: 0, verifier_judge: fake, k: 4}").replace("{k: 2, ", "{")
+    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0,"), encoding="utf-8")
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(text, encoding="utf-8")
+
+    def run(cfg, out, *extra):
+        r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / out), "--no-cache", "-q", *extra])
+        assert r.exit_code == 0, r.output
+
+    run(exact, "exact")
+    run(exact, "old", "--limit", "1")
+    for level in (0, 3):
+        as_before_the_option(tmp_path / "old" / f"level-{level}")
+    run(plain, "old", "--resume")
+    for level in (0, 3):
+        assert samples(tmp_path / "old" / f"level-{level}") == samples(tmp_path / "exact" / f"level-{level}")
+    assert "The capital of France is Paris" in samples(tmp_path / "old" / "level-0")
