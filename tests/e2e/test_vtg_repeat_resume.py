@@ -120,3 +120,22 @@ def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, mod
     for level in (0, 3):
         assert samples(tmp_path / "old" / f"level-{level}") == samples(tmp_path / "exact" / f"level-{level}")
     assert "The capital of France is Paris" in samples(tmp_path / "old" / "level-0")
+
+
+def test_giving_the_value_a_folder_ran_with_continues_it(tmp_path, model):
+    """--method-arg repeat_overlap=<the folder's own value> continues it as leaving the option out does: 1.0 on a
+    folder written before the option, the default 0.8 on one written with it; the config recorded stays the
+    folder's (the option not given)."""
+    generate(tmp_path, "exact", "--method-arg", "repeat_overlap=1.0")
+    generate(tmp_path, "old", "--method-arg", "repeat_overlap=1.0", "--limit", 1)
+    as_before_the_option(tmp_path / "old")
+    generate(tmp_path, "old", "--resume", "--method-arg", "repeat_overlap=1.0")
+    assert samples(tmp_path / "old") == samples(tmp_path / "exact")
+    assert "repeat_overlap" not in json.loads((tmp_path / "old" / "manifest.json").read_text())["config"]
+
+    generate(tmp_path, "default", "--limit", 3)
+    generate(tmp_path, "new", "--limit", 1)
+    generate(tmp_path, "new", "--resume", "--method-arg", "repeat_overlap=0.8")
+    assert samples(tmp_path / "new") == samples(tmp_path / "default")
+    manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
+    assert manifest["repeat_overlap"] == 0.8 and "repeat_overlap" not in manifest["config"]

@@ -132,7 +132,7 @@ def generate_pooled(
     :func:`~vericite.runs.loop.generate_run`."""
     from ..progress import progress_bar
     from ..protocols import Closeable, ManifestUpgrading, SampleChecking
-    from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, resumed_config, summarise
+    from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, recorded_config, resumed_config, summarise
     from .rundir import RunDir
 
     samples = questions_of(cfg, out, samples)
@@ -147,7 +147,7 @@ def generate_pooled(
     try:
         if isinstance(method, SampleChecking):
             method.check_samples(samples, cfg.dataset)
-        header: dict[str, Any] = {"kind": "generate", "config": dict(cfg.record())}
+        header: dict[str, Any] = {"kind": "generate", "config": recorded_config(cfg, out, resume)}
         header.update((k, v) for k, v in method.manifest().items() if k not in header)
         header["n_samples"] = len(samples)
     finally:

@@ -255,27 +255,63 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
     return create("methods", f"{cfg.method}:{cfg.model}", ctx, seed=cfg.seed, **options, **objects)  # type: ignore[no-any-return]
 
 
+def _folder_manifest(out: str | Path) -> dict[str, Any] | None:
+    """The manifest of the folder at ``out``, or None when it has no readable one (``RunDir`` says so)."""
+    import json
+
+    from .rundir import MANIFEST
+
+    path = Path(out) / MANIFEST
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+    return old if isinstance(old, dict) else None
+
+
+def _resumed_hook(cfg: Any) -> Any:
+    from .config import method_options_model
+
+    hook = getattr(method_options_model(cfg.method), "resumed_options", None)
+    return hook if callable(hook) else None
+
+
 def resumed_config(cfg: Any, out: str | Path, resume: bool) -> Any:
     """``cfg`` to build the method with when ``out`` is resumed: the options the folder's manifest sets where
     ``cfg`` leaves them unset, by the method's options model (``resumed_options``, ``protocols.MethodOptions``:
     VTG's ``repeat_overlap``, 1.0 for a folder written before it), so a run goes on as it began. Only the method is
-    built with them: the config recorded and compared stays ``cfg``'s. ``cfg`` itself when not resuming, or when
-    the folder has no readable manifest (``RunDir`` says so)."""
-    import json
-
-    from .config import method_options_model
-    from .rundir import MANIFEST
-
-    hook = getattr(method_options_model(cfg.method), "resumed_options", None)
-    path = Path(out) / MANIFEST
-    if not resume or not callable(hook) or not path.is_file():
+    built with them: the config recorded and compared is :func:`recorded_config`'s. ``cfg`` itself when not
+    resuming, or when the folder has no readable manifest (``RunDir`` says so)."""
+    hook = _resumed_hook(cfg)
+    old = _folder_manifest(out) if resume and hook else None
+    if old is None:
         return cfg
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return cfg
-    extra = hook(dict(cfg.method_args), old) if isinstance(old, dict) else {}
+    extra = hook(dict(cfg.method_args), old)
     return cfg.model_copy(update={"method_args": {**cfg.method_args, **extra}}) if extra else cfg
+
+
+def recorded_config(cfg: Any, out: str | Path, resume: bool) -> dict[str, Any]:
+    """``cfg.record()``, to record and to compare with a resumed folder's config: an option recorded only when
+    given (``recorded_when_set``) that the folder's config does not hold is left out when its given value is the
+    one the folder ran with (``resumed_options``), so giving it (``--method-arg repeat_overlap=1.0`` on a folder
+    written before the option, or ``0.8`` on one written with that default) continues the folder as leaving it out
+    does; another value still differs, and ``--resume`` refuses it."""
+    config = recorded_config(cfg, out, resume)
+    hook = _resumed_hook(cfg)
+    old = _folder_manifest(out) if resume and hook else None
+    if old is None:
+        return config
+    from .config import method_options_model
+
+    old_config = old.get("config") if isinstance(old.get("config"), dict) else {}
+    for key in getattr(method_options_model(cfg.method), "recorded_when_set", ()):
+        given = cfg.method_args.get(key)
+        if given is None or key in old_config or key not in config:
+            continue
+        unset = {k: v for k, v in cfg.method_args.items() if k != key}
+        if hook(unset, old).get(key) == given:
+            del config[key]
+    return config
 
 
 def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
@@ -327,7 +363,7 @@ def generate_run(
     for the method's factory (KaLMA's ``graph``). Returns the finished manifest; raises ``IncompleteRun``
     (after writing the manifest) when more questions failed than ``cfg.max_failures`` allows, or all did."""
     samples = questions_of(cfg, out, samples)
-    config = cfg.record()
+    config = recorded_config(cfg, out, resume)
     meter = UsageMeter()
     method = build_method(resumed_config(cfg, out, resume), meter=meter, backend=backend, **objects)
     if isinstance(method, ProgressShowing):
