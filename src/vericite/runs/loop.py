@@ -296,7 +296,7 @@ def recorded_config(cfg: Any, out: str | Path, resume: bool) -> dict[str, Any]:
     one the folder ran with (``resumed_options``), so giving it (``--method-arg repeat_overlap=1.0`` on a folder
     written before the option, or ``0.8`` on one written with that default) continues the folder as leaving it out
     does; another value still differs, and ``--resume`` refuses it."""
-    config = recorded_config(cfg, out, resume)
+    config = cfg.record()
     hook = _resumed_hook(cfg)
     old = _folder_manifest(out) if resume and hook else None
     if old is None:
