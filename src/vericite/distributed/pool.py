@@ -693,6 +693,10 @@ class Checkpoint:
     def get(self, key: str) -> Any:
         return self._done.get(key)
 
+    def keys(self) -> list[str]:
+        """The keys of the batches checkpointed, in the order written."""
+        return list(self._done)
+
     def put(self, key: str, result: Any) -> None:
         jsonl.append(self.path, {"key": key, "result": result})
         self._done[key] = result

@@ -89,6 +89,7 @@ def test_checkpoint_reads_back_cuts_a_torn_line_and_starts_empty_without_resume(
     assert "a" in again and again.get("a") == [1, {"x": "é"}] and "b" in again and "c" not in again
     again.put("c", 3)
     assert Checkpoint(tmp_path, resume=True).get("c") == 3
+    assert Checkpoint(tmp_path, resume=True).keys() == ["a", "b", "c"]  # in the order written
     assert len(Checkpoint(tmp_path)) == 0 and ck.path.read_text() == ""
 
 
