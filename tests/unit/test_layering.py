@@ -17,7 +17,7 @@ FLOORS: dict[str, int] = {}
 for _floor, _units in enumerate(
     [
         # "vericite" is the package itself (its __init__: __version__)
-        ["vericite", "_builtins", "types", "protocols", "jsonl", "normalise", "progress", "totals", "outputs", "printable", "errors", "paths", "registry", "guard", "guard_results", "stats", "versions"],
+        ["vericite", "_builtins", "types", "protocols", "jsonl", "normalise", "progress", "totals", "outputs", "printable", "errors", "paths", "registry", "guard", "guard_results", "stats", "threads", "versions"],
         # distributed: pools of workers (Ray actors, threads) and the per-batch checkpoint; knows nothing above it
         ["knowledge", "models", "attribution", "distributed"],
         ["judges"],

@@ -6,13 +6,14 @@ import functools
 import os
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from .. import jsonl
 from ..errors import VericiteError
 from ..progress import warn
+from ..threads import DaemonExecutor
 
 Batch = tuple[str, Any]  # (key, payload)
 
@@ -252,14 +253,16 @@ def _reconstructed() -> bool:
 
 class ThreadPool:
     """``workers`` threads, each with its own object built by ``factory``; at most ``workers`` batches in flight.
-    ``steps``: the workers report what they are on to a :class:`StepBoard` (``steps()``)."""
+    ``steps``: the workers report what they are on to a :class:`StepBoard` (``steps()``). The threads are daemon
+    threads (:class:`~vericite.threads.DaemonExecutor`): ``close`` drops the batches not started and waits for none
+    in flight, so Ctrl-C returns at once; a batch that ends after it is given to nobody (nothing is written of it)."""
 
     def __init__(self, factory: Callable[[], Any], workers: int, *, steps: bool = False) -> None:
         self.workers = max(1, int(workers))
         self._factory = factory
         self._board = StepBoard() if steps else None
         self._local = threading.local()
-        self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="vericite-worker")
+        self._executor = DaemonExecutor(self.workers, thread_name_prefix="vericite-worker")
 
     def _call(self, method: str, payload: Any) -> Any:
         holder = getattr(self._local, "holder", None)
@@ -283,7 +286,7 @@ class ThreadPool:
                 yield key, fut.result()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- Ray
@@ -689,6 +692,10 @@ class Checkpoint:
 
     def get(self, key: str) -> Any:
         return self._done.get(key)
+
+    def keys(self) -> list[str]:
+        """The keys of the batches checkpointed, in the order written."""
+        return list(self._done)
 
     def put(self, key: str, result: Any) -> None:
         jsonl.append(self.path, {"key": key, "result": result})

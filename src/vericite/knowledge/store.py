@@ -162,7 +162,7 @@ class OxigraphStore(StoreWrites):
             p = q.predicate.value
             prop = plabels.get(p)
             if prop is None:
-                prop = plabels[p] = "" if T.skip_predicate(p) else self._predicate_label(p)
+                prop = plabels[p] = "" if T.skip_predicate(p) else self.predicate_label(p)
             if not prop:
                 continue
             o = q.object
@@ -239,7 +239,7 @@ class OxigraphStore(StoreWrites):
             return self._label(obj)  # an unlabelled blank node has nothing to show
         return None
 
-    def _predicate_label(self, iri: str) -> str:
+    def predicate_label(self, iri: str) -> str:
         """A predicate's label: vericite's from its IRI; others' ``rdfs:label``, else (``wdt:Pn``) the label of
         ``wd:Pn``, else a default (``terms.default_property_label``)."""
         if iri.startswith(T.PROPERTY_NS) or iri in (T.RDFS_LABEL, T.SKOS_ALT_LABEL):

@@ -197,7 +197,8 @@ class CachedBackend:
             self._identity = {"model": self.backend.identity().to_dict(), "extra": extra}
         return self._identity
 
-    def _key(self, kind: str, **what: Any) -> str:
+    def call_key(self, kind: str, **what: Any) -> str:
+        """The cache key of a call of ``kind`` with ``what`` to this model (its identity included)."""
         return self.cache.key({"kind": kind, **self._material(), **what})
 
     def _model(self) -> str | None:
@@ -205,7 +206,7 @@ class CachedBackend:
 
     def generate(self, prompts: Sequence[Sequence[Message]], params: GenParams) -> list[Completion]:
         p = params.to_dict()
-        keys = [self._key("generate", messages=[dict(m) for m in msgs], params=p) for msgs in prompts]
+        keys = [self.call_key("generate", messages=[dict(m) for m in msgs], params=p) for msgs in prompts]
         out: list[Completion | None] = []
         for k in keys:
             hit = self.cache.get(k)
@@ -222,7 +223,7 @@ class CachedBackend:
         return self._batched("logprobs", [{"text": t} for t in texts], lambda idx: self.backend.logprobs([texts[i] for i in idx]))
 
     def _batched(self, kind: str, items: list[dict[str, Any]], compute: Any) -> list[Any]:
-        keys = [self._key(kind, **it) for it in items]
+        keys = [self.call_key(kind, **it) for it in items]
         out = [self.cache.get(k) for k in keys]
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
@@ -258,19 +259,19 @@ class _NextTokenUsageCached(_NextTokenCached):
         (None when there is none: tokens unknown); the misses of the batch asked in one call, both stored."""
         cands = list(candidates)
         items = [{"messages": [dict(m) for m in msgs], "candidates": cands} for msgs in prompts]
-        keys = [self._key("next_token_logprobs", **it) for it in items]
+        keys = [self.call_key("next_token_logprobs", **it) for it in items]
         scores = [self.cache.get(k) for k in keys]
         usage: list[Usage | None] = [None] * len(items)
         for i, s in enumerate(scores):
             if s is not None:
-                u = self.cache.get(self._key("next_token_usage", **items[i]), count=False)
+                u = self.cache.get(self.call_key("next_token_usage", **items[i]), count=False)
                 usage[i] = Usage.from_dict(u) if isinstance(u, dict) else None
         missing = [i for i, s in enumerate(scores) if s is None]
         if missing:
             for i, (s, u) in zip(missing, self.backend.next_token_logprobs_usage([prompts[i] for i in missing], cands)):
                 self.cache.put(keys[i], "next_token_logprobs", s, model=self._model())
                 if u is not None:
-                    self.cache.put(self._key("next_token_usage", **items[i]), "next_token_usage", u.to_dict(), model=self._model())
+                    self.cache.put(self.call_key("next_token_usage", **items[i]), "next_token_usage", u.to_dict(), model=self._model())
                 scores[i], usage[i] = s, u
         return list(zip(scores, usage))  # type: ignore[arg-type]
 

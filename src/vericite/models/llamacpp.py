@@ -172,7 +172,7 @@ class LlamaCppBackend(ScoringMixin):
         self.llama_kwargs = llama_kwargs
         self._llm: Any = None
         self._scorer: Any = None
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self.load_seconds = 0.0
 
     # ------------------------------------------------------------------ loading
@@ -196,7 +196,7 @@ class LlamaCppBackend(ScoringMixin):
     @property
     def llama(self) -> Any:
         """The generating Llama (loaded on first use)."""
-        with self._lock:
+        with self.lock:
             if self._llm is None:
                 self._llm = self._new_llama(n_ctx=self.n_ctx, n_batch=self.n_batch, logits_all=False)
                 if self.state_cache_mb:
@@ -206,14 +206,14 @@ class LlamaCppBackend(ScoringMixin):
     @property
     def scorer(self) -> Any:
         """A second Llama with ``logits_all=True`` and a small context, used only by ``logprobs``."""
-        with self._lock:
+        with self.lock:
             if self._scorer is None:
                 n = self.scorer_n_ctx
                 self._scorer = self._new_llama(n_ctx=n, n_batch=min(n, self.n_batch), logits_all=True)
             return self._scorer
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             for llm in (self._llm, self._scorer):
                 if llm is not None:
                     llm.close()
@@ -287,7 +287,7 @@ class LlamaCppBackend(ScoringMixin):
 
     def generate(self, prompts: Sequence[Sequence[Message]], params: GenParams) -> list[Completion]:
         out = []
-        with self._lock:
+        with self.lock:
             for messages in prompts:
                 out.append(self._generate_one(messages, params))
         return out
@@ -351,7 +351,7 @@ class LlamaCppBackend(ScoringMixin):
         if not candidates:
             raise ValueError("next_token_logprobs needs at least one candidate")
         out = []
-        with self._lock:
+        with self.lock:
             llm = self.llama
             first_tokens = {}
             for c in candidates:
@@ -379,7 +379,7 @@ class LlamaCppBackend(ScoringMixin):
 
     def tokenize(self, text: str) -> list[int]:
         """The model's tokens for ``text`` (with BOS when the model's tokenizer adds one)."""
-        with self._lock:
+        with self.lock:
             llm = self._llm if self._llm is not None else self.scorer
             return list(llm.tokenize(text.encode("utf-8"), add_bos=True, special=False))
 

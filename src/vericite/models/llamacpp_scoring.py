@@ -34,10 +34,10 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class ScoringMixin:
-    """The scoring methods of :class:`~vericite.models.llamacpp.LlamaCppBackend`; they use its ``_lock``,
+    """The scoring methods of :class:`~vericite.models.llamacpp.LlamaCppBackend`; they use its ``lock``,
     ``tokenize``, ``_llm``, ``scorer``, ``scorer_n_ctx`` and ``reuse_scorer_prefix``."""
 
-    _lock: Any
+    lock: Any
     _llm: Any
     scorer: Any
     scorer_n_ctx: int
@@ -48,7 +48,7 @@ class ScoringMixin:
         """For each text, the log-probability of each token after the first, ``len == len(tokenize(text)) - 1``.
         Texts longer than the scorer's context are scored in overlapping windows (every token keeps at least
         half a context of history)."""
-        with self._lock:
+        with self.lock:
             seqs = [self.tokenize(text) for text in texts]
             out: list[list[float]] = [[] for _ in seqs]
             for i in prefix_order(seqs):
@@ -59,7 +59,7 @@ class ScoringMixin:
         """For each ``(prefix, continuation)``, the log-probability of every token of the continuation given the
         prefix (tokenised with BOS) and the continuation's earlier tokens (tokenised apart, without BOS, so the
         boundary is exact). Their sum is log P(continuation | prefix)."""
-        with self._lock:
+        with self.lock:
             return [lps for _, lps in self._continuations(pairs)]
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
@@ -69,7 +69,7 @@ class ScoringMixin:
         spans are clamped to its length. A model without BOS given an empty prefix cannot score the first token
         (as in ``continuation_logprobs``): the spans then start at the second."""
         out = []
-        with self._lock:
+        with self.lock:
             llm = self._llm if self._llm is not None else self.scorer
             for (prefix, continuation), (tail, lps) in zip(pairs, self._continuations(pairs)):
                 raw = continuation.encode("utf-8")

@@ -31,13 +31,13 @@ import os
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 import httpx
 
 from ..errors import BackendError
 from ..stats import logsumexp
+from ..threads import daemon_map
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 from .openai_wire import error_message, snippet, top_logprobs
 
@@ -294,8 +294,8 @@ class OpenAICompatBackend:
     def _map(self, fn: Any, items: Sequence[Any]) -> list[Any]:
         if self.concurrency == 1 or len(items) <= 1:
             return [fn(x) for x in items]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
-            return list(pool.map(fn, items))
+        # daemon threads: Ctrl-C returns without waiting for the requests in flight (vericite.threads)
+        return daemon_map(fn, items, min(self.concurrency, len(items)), thread_name_prefix="vericite-openai")
 
     def generate(self, prompts: Sequence[Sequence[Message]], params: GenParams) -> list[Completion]:
         return self._map(lambda m: self._generate_one(m, params), list(prompts))

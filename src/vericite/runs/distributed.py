@@ -161,7 +161,7 @@ def generate_pooled(
         ck = Checkpoint(run.path, resume=resume)
         # outcomes of samples checkpointed by an earlier driver, whatever batch they were in
         earlier: dict[str, dict[str, Any]] = {}
-        for key in list(ck._done):
+        for key in ck.keys():
             for o in ck.get(key) or []:
                 if "record" in o and str(o["id"]) not in run.done_ids:
                     earlier[str(o["id"])] = o

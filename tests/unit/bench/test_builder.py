@@ -467,3 +467,63 @@ def test_card_with_a_warning_does_not_say_all_checks_pass():
     assert "All checks pass" not in text and "No problems" in text and "one warning follows" in text
     clean = [e for e in entries if e["id"] not in set(check_entries(entries)["warnings"]["first_sentence_reads_relation_backwards"])]
     assert "All checks pass" in card_text(clean, {})
+
+
+class _StandInScorer:
+    """llama.cpp's scorer as the prefix path uses it: ``reset``, ``eval``, ``scores``, ``n_tokens``."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.n_tokens, self.evals, self.scores = 0, 0, np.zeros((64, 8))
+
+    def reset(self) -> None:
+        self.n_tokens = 0
+
+    def eval(self, tokens) -> None:
+        import numpy as np
+
+        for t in tokens:
+            self.scores[self.n_tokens] = np.arange(8) * 0.1 * (t % 3 + 1)
+            self.n_tokens += 1
+        self.evals += 1
+
+
+class _PrefixModel:
+    """What the prefix path needs of the embedded backend: ``scorer``, ``scorer_n_ctx``, ``tokenize`` and ``lock``
+    (here counting the times it is taken)."""
+
+    scorer_n_ctx = 64
+
+    def __init__(self) -> None:
+        self.scorer, self.taken, self.lock = _StandInScorer(), 0, self
+
+    def __enter__(self):
+        self.taken += 1
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def tokenize(self, text):
+        return [1] + [2 + len(w) % 6 for w in text.split()]
+
+    def identity(self):
+        from vericite.types import ModelIdentity
+
+        return ModelIdentity(name="prefix-stand-in", backend="fake", model="stand-in", sha256=None)
+
+    def logprobs(self, texts):
+        raise AssertionError("the prefix path should not fall back here")
+
+
+def test_prefix_scoring_takes_the_model_lock_and_answers_again_from_the_call_cache(tmp_path):
+    from vericite.models.cache import CachedBackend
+
+    inner = _PrefixModel()
+    scorer = PerplexityScorer(CachedBackend(inner, tmp_path / "calls.sqlite"), "prefix")
+    assert scorer.mode == "prefix"
+    sufs = ["A's father is B.", "A's occupation is painter."]
+    first = scorer.perplexities("A paragraph about A.", sufs)
+    assert inner.taken == 1 and inner.scorer.evals == 3  # the prefix once, then each suffix
+    again = scorer.perplexities("A paragraph about A.", sufs)  # keyed by the cached backend's call_key
+    assert again == first and inner.taken == 1 and inner.scorer.evals == 3

@@ -36,6 +36,49 @@ def test_thread_pool_builds_a_worker_per_thread_and_yields_each_batch_once():
     assert 1 <= len(built) <= 3 and len(set(built)) == len(built)
 
 
+
+hang = threading.Event()
+ran: list[int] = []
+
+
+class Hanger:
+    def run(self, xs):
+        ran.append(xs[0])
+        if xs[0] > 0:
+            hang.wait(30)
+        return xs
+
+
+def test_closing_the_thread_pool_waits_for_no_batch_in_flight_and_drops_those_not_started():
+    """Ctrl-C in the driver's loop: ``close`` returns at once although two batches hang in their threads (daemon
+    threads, which the interpreter does not wait for either), the batches not started never run, and a hanging
+    batch that ends afterwards is given to nobody."""
+    hang.clear()
+    ran.clear()
+    pool = ThreadPool(Hanger, 3)
+    got = []
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            for key, result in pool.map("run", [(f"b{i}", [i]) for i in range(8)]):
+                got.append(key)
+                while len(ran) < 3:  # the two others are in flight
+                    time.sleep(0.01)
+                raise KeyboardInterrupt
+        finally:
+            pool.close()
+    took = time.perf_counter() - t0
+    try:
+        assert took < 2.0, f"close waited {took:.1f} s for the batches in flight"
+        assert got == ["b0"] and sorted(ran) == [0, 1, 2]
+        workers = [t for t in threading.enumerate() if t.name.startswith("vericite-worker")]
+        assert workers and all(t.daemon for t in workers)
+    finally:
+        hang.set()
+    time.sleep(0.1)
+    assert sorted(ran) == [0, 1, 2]  # the batches not started were dropped, not run once the threads were free
+
+
 def test_checkpoint_reads_back_cuts_a_torn_line_and_starts_empty_without_resume(tmp_path):
     ck = Checkpoint(tmp_path)
     ck.put("a", [1, {"x": "é"}])
@@ -46,6 +89,7 @@ def test_checkpoint_reads_back_cuts_a_torn_line_and_starts_empty_without_resume(
     assert "a" in again and again.get("a") == [1, {"x": "é"}] and "b" in again and "c" not in again
     again.put("c", 3)
     assert Checkpoint(tmp_path, resume=True).get("c") == 3
+    assert Checkpoint(tmp_path, resume=True).keys() == ["a", "b", "c"]  # in the order written
     assert len(Checkpoint(tmp_path)) == 0 and ck.path.read_text() == ""
 
 

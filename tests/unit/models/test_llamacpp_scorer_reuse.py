@@ -55,7 +55,7 @@ class StandInLlama:
 
 def backend(reuse: bool, n_ctx: int = 16) -> LlamaCppBackend:
     b = object.__new__(LlamaCppBackend)
-    b._lock, b._llm, b._scorer = threading.RLock(), None, StandInLlama(n_ctx)
+    b.lock, b._llm, b._scorer = threading.RLock(), None, StandInLlama(n_ctx)
     b.scorer_n_ctx, b.reuse_scorer_prefix = n_ctx, reuse
     return b
 

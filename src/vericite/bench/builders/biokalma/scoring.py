@@ -207,8 +207,7 @@ class PerplexityScorer:
     # -------------------------------------------------------------- prefix sharing (llama.cpp)
 
     def _cache_key(self, text: str) -> str | None:
-        key = getattr(self.backend, "_key", None)
-        return key("logprobs", text=text) if (self.cache is not None and callable(key)) else None
+        return self.backend.call_key("logprobs", text=text) if self.cache is not None else None  # a CachedBackend's
 
     def _prefix(self, prefix: str, texts: list[str]) -> list[list[float]]:
         out: list[list[float] | None] = [None] * len(texts)
@@ -233,7 +232,7 @@ class PerplexityScorer:
 
     def _prefix_compute(self, prefix: str, texts: list[str]) -> list[list[float] | None]:
         inner = self.inner
-        lock = getattr(inner, "_lock", None) or nullcontext()
+        lock = getattr(inner, "lock", None) or nullcontext()
         out: list[list[float] | None] = []
         with lock:
             llm = inner.scorer

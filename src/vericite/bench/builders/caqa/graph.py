@@ -72,7 +72,7 @@ class FactGraph:
     def _predicate_label(self, iri: str) -> str:
         got = self._plabels.get(iri)
         if got is None:
-            got = "" if T.skip_predicate(iri) else self.store._predicate_label(iri)
+            got = "" if T.skip_predicate(iri) else self.store.predicate_label(iri)
             self._plabels[iri] = got
         return got
 
