@@ -6,14 +6,14 @@ folder; its options (``method_args``) are :class:`KalmaOptions`."""
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import VericiteError, validation_message
 from ..totals import status_totals
 from ..types import GenParams, Sample, Triple
-from .prompts.kalma import Demonstration, KalmaPrompt
+from .prompts.kalma import Demonstration, KalmaPrompt, packaged_source
 
 METHOD_ID = "kalma@1"
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -62,12 +62,23 @@ class KalmaGenerator:
             "model": self.backend.identity().to_dict(),
             "prompt": self.prompt.id,
             "demonstration": self.prompt.demonstration.source,
+            "demonstration_sha256": self.prompt.demonstration.sha256,
             "parser": PARSER_ID,
             "knowledge_mode": self.knowledge_mode,
             "retriever": getattr(self.retriever, "id", None),
             "seed": self.params.seed,
             "params": self.params.to_dict(),
         }
+
+    def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
+        """A ``kalma@1`` manifest written before vericite's own demonstration was recorded as
+        ``vericite:demonstration.json`` (``protocols.ManifestUpgrading``): it recorded that file's absolute path, which
+        differs from one install or checkout to another; read as the name, so ``--resume`` from another install
+        continues the run (another demonstration file still differs)."""
+        demo = old.get("demonstration")
+        if old.get("method") != self.id or not isinstance(demo, str):
+            return dict(old)
+        return {**old, "demonstration": packaged_source(demo)}
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
         """Questions answered with the knowledge given must carry some (:class:`~vericite.protocols.SampleChecking`)."""

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.pipeline import citing_reply, make_samples
+import vericite
 from vericite import registry
 from vericite.cli.main import cli
 from vericite.errors import BackendError, VericiteError
@@ -147,7 +148,27 @@ def test_kalma_method_from_the_registry_and_the_datasets_demonstration(tmp_path,
     assert m["demonstration"].endswith("biokalma/prompt/answer_question_simple_prompt.json")
     assert m["config"]["demonstration"] is None  # the config records what was given, the manifest what was used
     m = generate_run(GenerateConfig(dataset="x", model="fake", knowledge="given"), tmp_path / "x", samples=make_samples(), backend=FakeBackend(), progress=False)
-    assert m["demonstration"].endswith("vericite/data/demonstration.json")
+    assert m["demonstration"] == "vericite:demonstration.json"  # not the install's path: the same run from any install
+    assert len(m["demonstration_sha256"]) == 64
+
+
+def test_kalma_resumes_a_folder_another_install_wrote(tmp_path):
+    """A folder whose manifest names vericite's own demonstration by the absolute path of another install (what
+    kalma@1 recorded before ``vericite:demonstration.json``) resumes; another demonstration file still differs."""
+    cfg = GenerateConfig(dataset="x", model="fake", knowledge="given")
+    out = tmp_path / "run"
+    generate_run(cfg.model_copy(update={"limit": 1}), out, samples=make_samples(), backend=FakeBackend(), progress=False)
+    path = out / "manifest.json"
+    m = json.loads(path.read_text())
+    m["demonstration"] = "/elsewhere/venv/lib/python3.11/site-packages/vericite/data/demonstration.json"
+    del m["demonstration_sha256"]
+    path.write_text(json.dumps(m))
+    m = generate_run(cfg, out, samples=make_samples(), backend=FakeBackend(), progress=False, resume=True)
+    assert m["status"] == "complete" and m["n_samples"] == len(make_samples())
+    other = tmp_path / "demo.json"
+    other.write_text((Path(vericite.__file__).parent / "data" / "demonstration.json").read_text())
+    with pytest.raises(VericiteError, match="demonstration"):
+        generate_run(GenerateConfig(dataset="x", model="fake", knowledge="given", demonstration=str(other)), out, samples=make_samples(), backend=FakeBackend(), progress=False, resume=True)
 
 
 # --------------------------------------------------------------------------- the command

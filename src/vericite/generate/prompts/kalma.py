@@ -5,13 +5,13 @@ BioKaLMA's released prompt files) and the chat messages built from them. Version
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import DataError
 from ...knowledge.render import flatten_knowledge
-from ...paths import package_data
+from ...paths import file_sha256, package_data
 from ...types import Message, Triple, normalise_property
 
 # KaLMA's instruction (paper, Table 13), asking for triple citations and [NA], followed by one sentence of
@@ -24,17 +24,33 @@ KALMA_INSTRUCTION = (
 )
 
 
+#: how a manifest names a demonstration file shipped inside vericite: not its path, which is wherever vericite is
+#: installed (a run resumed from another install or checkout is the same run)
+PACKAGED = "vericite:"
+
+
+def packaged_source(recorded: str) -> str:
+    """A manifest's ``demonstration`` as this version records it: an absolute path to vericite's own data folder (what
+    versions before :data:`PACKAGED` recorded, e.g. ``/old/venv/.../vericite/data/demonstration.json``) becomes
+    ``vericite:demonstration.json``; any other source is itself."""
+    parts = Path(recorded).parts
+    if not recorded.startswith(PACKAGED) and len(parts) >= 3 and parts[-3:-1] == ("vericite", "data"):
+        return PACKAGED + parts[-1]
+    return recorded
+
+
 @dataclass(frozen=True)
 class Demonstration:
     question: str
     knowledge: tuple[Triple, ...]
     answer: str
-    source: str
+    source: str  # the file's path, or vericite:<name> for vericite's own (PACKAGED)
+    sha256: str = ""  # of the file's bytes
 
     @classmethod
     def from_vericite_file(cls, path: Path) -> "Demonstration":
         d = json.loads(path.read_text(encoding="utf-8"))
-        return cls(d["question"], tuple(Triple.from_dict(t) for t in d["knowledge"]), d["answer"], str(path))
+        return cls(d["question"], tuple(Triple.from_dict(t) for t in d["knowledge"]), d["answer"], str(path), file_sha256(path))
 
     @classmethod
     def from_biokalma_prompt(cls, path: Path) -> "Demonstration":
@@ -47,13 +63,11 @@ class Demonstration:
             for k, v in e.items():
                 if k != "qid" and v not in ("", None):
                     triples.append(Triple(qid, normalise_property(k), str(v), label))
-        return cls(question, tuple(triples), answer, str(path))
+        return cls(question, tuple(triples), answer, str(path), file_sha256(path))
 
     @classmethod
     def load(cls, path: str | Path | None) -> "Demonstration":
-        if path is None:
-            return cls.from_vericite_file(package_data("demonstration.json"))
-        p = Path(path)
+        p = package_data("demonstration.json") if path is None else Path(path)
         if not p.is_file():
             raise DataError(f"demonstration file not found: {p}")
         try:
@@ -61,11 +75,11 @@ class Demonstration:
         except json.JSONDecodeError as e:
             raise DataError(f"{p}: not valid JSON ({e.msg}, line {e.lineno})") from None
         try:
-            if isinstance(raw, list):
-                return cls.from_biokalma_prompt(p)
-            return cls.from_vericite_file(p)
+            demo = cls.from_biokalma_prompt(p) if isinstance(raw, list) else cls.from_vericite_file(p)
         except (KeyError, ValueError, TypeError) as e:
             raise DataError(f"{p}: not a demonstration (expected vericite's or BioKaLMA's prompt format: {e})") from None
+        packaged = p.resolve().parent == package_data(p.name).parent
+        return replace(demo, source=PACKAGED + p.name) if packaged else demo
 
 
 @dataclass(frozen=True)
