@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from vericite.distributed import fit
 from click.testing import CliRunner
 
 from tests.support.checkpoint import Cut
@@ -537,7 +539,7 @@ def test_a_pool_on_a_ray_without_free_cpus_is_one_line_or_fewer_workers_never_a_
     from vericite.distributed import pool as P
     from vericite.errors import VericiteError
 
-    monkeypatch.setattr(P, "FREE_WAIT_S", 1.0)
+    monkeypatch.setattr(fit, "FREE_WAIT_S", 1.0)
     first = RayPool(Doubler, 2, "auto")  # started: it holds both CPUs
     try:
         t0 = time.monotonic()

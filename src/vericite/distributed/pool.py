@@ -14,6 +14,8 @@ from .. import jsonl
 from ..errors import VericiteError
 from ..progress import warn
 from ..threads import DaemonExecutor
+from .shipping import error_line, install_entries, installed_then, shipped_entries  # noqa: F401  (install_entries re-exported)
+from .fit import FREE_WAIT_S, START_ENV, START_TIMEOUT_S, cpus, fit_workers, free_cpus, probe, start_timeout, workers_word  # noqa: F401  (FREE_WAIT_S, START_TIMEOUT_S re-exported)
 
 Batch = tuple[str, Any]  # (key, payload)
 
@@ -327,7 +329,7 @@ class RayPool:
         if not ray.is_initialized():
             kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
             if address != "auto":
-                _probe(address)
+                probe(address)
             try:
                 if address == "auto":
                     ray.init(address="local", num_cpus=self.workers, **kw)
@@ -345,7 +347,7 @@ class RayPool:
         # before it builds its worker, as it would not know them (``registry.runtime_entries``)
         shipped = shipped_entries(ray.cloudpickle.dumps)
         if shipped:
-            factory = functools.partial(_installed_then, shipped, factory)
+            factory = functools.partial(installed_then, shipped, factory)
         self._actors: list[Any] = []
         self._board: Any = None
         self._inflight: dict[Any, Any] = {}
@@ -353,7 +355,7 @@ class RayPool:
         self._table_due = 0.0  # when steps() next reads Ray's actor table
         # as many workers as the cluster has CPUs free (each holds one); none free is one line, not a pool that waits
         # for ever (another pool of this process, or another job, holds them)
-        free, total = _free_cpus(ray, self.workers)
+        free, total = free_cpus(ray, self.workers)
         fitted, note = fit_workers(self.workers, free, total)
         if not fitted:
             self.close()
@@ -389,7 +391,7 @@ class RayPool:
                 ray.get(ref)
                 started.append(refs[ref])
             except Exception as e:  # noqa: BLE001 - an actor that failed to start (its runtime environment ...)
-                why = why or _why(e)
+                why = why or error_line(e)
         if len(started) == len(self._actors):
             return
         for a in self._actors:
@@ -400,7 +402,7 @@ class RayPool:
                     pass
         asked = len(self._actors)
         self._actors = started
-        free, total = _cpus(ray)
+        free, total = cpus(ray)
         state = f"{len(pending)} not started after {timeout:g} s (Ray has {free:g} of {total:g} CPUs free)" if pending else ""
         reason = "; ".join(x for x in (state, f"failed to start: {why}" if why else "") if x)
         if not started:
@@ -410,7 +412,7 @@ class RayPool:
                 f"(`ray status`), so run with fewer --workers, or set {START_ENV} to wait longer"
             )
         self.workers = len(started)
-        warn(f"warning: {len(started)} of {asked} Ray workers started ({reason}): running {_workers(len(started))}")
+        warn(f"warning: {len(started)} of {asked} Ray workers started ({reason}): running {workers_word(len(started))}")
 
     def steps(self) -> dict[str, str] | None:
         """What the workers last reported they are on; None when the board does not answer in
@@ -518,141 +520,6 @@ def restarted_actors(table: dict[str, dict[str, Any]], seen: dict[str, int]) -> 
             pid = info.get("Pid") if info.get("State") == "ALIVE" else None
             out.append((str(actor), int(pid) if pid else None))
     return out
-
-
-#: how a name registered at run time that an actor cannot be given is said (when the actor would build it)
-UNSHIPPABLE = (
-    "{kind} {name!r} was registered in the driver process only (at run time), and the Ray workers cannot be given it "
-    "({why}): register it from a plugin module the workers import too (an entry point of the group vericite.plugins, "
-    "docs/extending.md), or run without --ray"
-)
-
-
-def shipped_entries(dumps: Callable[[Any], bytes]) -> dict[str, dict[str, tuple[bytes | None, str | None]]]:
-    """``registry.runtime_entries()`` as an actor is given them: by kind and name, ``(the entry pickled by dumps,
-    None)`` (Ray's cloudpickle: a factory defined in a script goes by value), or ``(None, why)`` for one that cannot
-    be pickled (a factory holding a lock, an open file ...)."""
-    from ..registry import runtime_entries
-
-    out: dict[str, dict[str, tuple[bytes | None, str | None]]] = {}
-    for kind, entries in runtime_entries().items():
-        for name, entry in entries.items():
-            try:
-                got: tuple[bytes | None, str | None] = (dumps(entry), None)
-            except Exception as e:  # noqa: BLE001 - whatever pickling raises: said when an actor would build it
-                got = (None, _why(e))
-            out.setdefault(kind, {})[name] = got
-    return out
-
-
-def install_entries(shipped: dict[str, dict[str, tuple[bytes | None, str | None]]]) -> None:
-    """In an actor: each entry of :func:`shipped_entries` registered as the driver has it (replacing the actor's
-    own of that name, as the driver's replaced it); one that could not be pickled, or cannot be unpickled here (its
-    module not importable on this machine), is a factory that raises one line naming it (:data:`UNSHIPPABLE`) when
-    it is built, so a name the workers never build costs nothing."""
-    import pickle
-
-    from ..registry import registry_for
-
-    for kind, entries in shipped.items():
-        reg = registry_for(kind)
-        for name, (blob, why) in entries.items():
-            entry: Any = None
-            if blob is not None:
-                try:
-                    entry = pickle.loads(blob)
-                except Exception as e:  # noqa: BLE001 - a module the driver had that this machine has not
-                    why = _why(e)
-            reg.register(name, entry if entry is not None else _unshippable(reg.kind, name, why or "unknown"), replace=True)
-
-
-def _why(e: BaseException) -> str:
-    return f"{type(e).__name__}: {e}".splitlines()[0][:200]
-
-
-def _unshippable(kind: str, name: str, why: str) -> Callable[..., Any]:
-    def factory(arg: str, *, ctx: Any = None, **options: Any) -> Any:
-        raise VericiteError(UNSHIPPABLE.format(kind=kind, name=name, why=why))
-
-    return factory
-
-
-def _installed_then(shipped: dict[str, dict[str, tuple[bytes | None, str | None]]], factory: Callable[[], Any]) -> Any:
-    """An actor's worker, built once the driver's run-time registrations are installed (:func:`install_entries`)."""
-    install_entries(shipped)
-    return factory()
-
-
-#: the environment variable that sets :func:`start_timeout` (seconds)
-START_ENV = "VERICITE_RAY_START_S"
-#: seconds a pool waits for its Ray actors to start, unless ``$VERICITE_RAY_START_S`` says otherwise
-START_TIMEOUT_S = 120.0
-
-
-def start_timeout() -> float:
-    """Seconds a :class:`RayPool` waits for its actors to start (:data:`START_ENV`, else :data:`START_TIMEOUT_S`)."""
-    raw = os.environ.get(START_ENV, "").strip()
-    try:
-        value = float(raw) if raw else START_TIMEOUT_S
-    except ValueError:
-        raise VericiteError(f"{START_ENV} must be a number of seconds, not {raw!r}") from None
-    if not value > 0:
-        raise VericiteError(f"{START_ENV} must be a number of seconds above 0, not {raw!r}")
-    return value
-
-
-def _cpus(ray: Any) -> tuple[float, float]:
-    """The CPUs the Ray cluster has free now, and in all."""
-    return float(ray.available_resources().get("CPU", 0.0)), float(ray.cluster_resources().get("CPU", 0.0))
-
-
-#: seconds a pool waits for CPUs to come free before it runs on fewer workers (those of a pool just closed: Ray
-#: frees a killed actor's CPU a moment later)
-FREE_WAIT_S = 5.0
-
-
-def _free_cpus(ray: Any, wanted: int) -> tuple[float, float]:
-    """:func:`_cpus`, waited for (at most :data:`FREE_WAIT_S`) while fewer than ``wanted`` are free."""
-    deadline = time.monotonic() + FREE_WAIT_S
-    free, total = _cpus(ray)
-    while free < wanted and total >= wanted and time.monotonic() < deadline:
-        time.sleep(0.1)
-        free, total = _cpus(ray)
-    return free, total
-
-
-def fit_workers(asked: int, free: float, total: float) -> tuple[int, str]:
-    """How many 1-CPU workers a pool starts when ``asked`` for on a cluster with ``free`` of ``total`` CPUs free:
-    ``(asked, "")`` when they fit; fewer, with a warning, when some CPU is free; ``(0, why)`` when none is (an actor
-    that cannot get a CPU waits for ever, and the command with it)."""
-    fits = int(free + 1e-9)
-    if fits >= asked:
-        return asked, ""
-    held = "another pool of actors or job holds the others (`ray status`)"
-    if fits < 1:
-        return 0, (
-            f"the Ray cluster has no CPU free for a worker ({free:g} of {total:g} free; each worker needs one): "
-            + (f"{held}; wait for it, or run without --ray" if total >= 1 else "start Ray with CPUs (ray start --num-cpus N)")
-        )
-    return fits, f"the Ray cluster has {free:g} of {total:g} CPUs free: running {_workers(fits)}, not {asked} ({held})"
-
-
-def _workers(n: int) -> str:
-    return f"{n} worker" + ("" if n == 1 else "s")
-
-
-def _probe(address: str, timeout: float = 10.0) -> None:
-    """A cluster address of the form ``[ray://]host:port`` that nothing answers on is one line now, not Ray's
-    minutes of retries."""
-    import socket
-
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not port.isdigit():
-        return  # another form (a Ray Client URL with a path, ...): Ray says what is wrong with it
-    try:
-        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
-    except OSError as e:
-        raise VericiteError(f"cannot reach the Ray cluster at {address}: {e.strerror or e} (is `ray start --head` running there?)") from None
 
 
 def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None, *, steps: bool = False) -> Pool:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from vericite.distributed import Checkpoint, ThreadPool
-from vericite.distributed.pool import _probe
+from vericite.distributed.fit import probe as _probe
 from vericite.errors import VericiteError
 
 built: list[int] = []

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from vericite.distributed import fit
+
 from vericite.distributed import pool as P
 from vericite.errors import VericiteError
 
@@ -82,7 +84,7 @@ class FakeRay:
 
 @pytest.fixture
 def fake_ray(monkeypatch):
-    monkeypatch.setattr(P, "FREE_WAIT_S", 0.2)
+    monkeypatch.setattr(fit, "FREE_WAIT_S", 0.2)
     monkeypatch.setattr(P, "shipped_entries", lambda dumps: {})
 
     def use(free, total, starts=()):
