@@ -15,6 +15,7 @@ from ..errors import VericiteError
 from ..progress import warn
 from ..threads import DaemonExecutor
 from .shipping import error_line, install_entries, installed_then, shipped_entries  # noqa: F401  (install_entries re-exported)
+from .actor_side import DRIVER_WATCH_S, driver_alive, node_id, process_started, reconstructed, watch_driver  # noqa: F401  (DRIVER_WATCH_S, driver_alive re-exported)
 from .fit import FREE_WAIT_S, START_ENV, START_TIMEOUT_S, cpus, fit_workers, free_cpus, probe, start_timeout, workers_word  # noqa: F401  (FREE_WAIT_S, START_TIMEOUT_S re-exported)
 
 Batch = tuple[str, Any]  # (key, payload)
@@ -160,9 +161,9 @@ class _Holder:
         self._factory = factory
         self._reporter = reporter
         self._obj: Any = None
-        if isinstance(reporter, _RayReporter) and _reconstructed():
+        if isinstance(reporter, _RayReporter) and reconstructed():
             reporter.restarted()  # the lost process's items are not shown at its last step while this one starts
-        if driver is not None and driver[1] == _node_id():  # a Ray actor on its driver's machine: it watches it
+        if driver is not None and driver[1] == node_id():  # a Ray actor on its driver's machine: it watches it
             watch = functools.partial(watch_driver, driver[0], started=driver[2])
             threading.Thread(target=watch, name="vericite-driver-watch", daemon=True).start()
 
@@ -176,81 +177,6 @@ class _Holder:
 
     def pid(self) -> int:
         return os.getpid()
-
-
-#: seconds between two looks of a Ray actor at its driver's process (:func:`watch_driver`)
-DRIVER_WATCH_S = 0.1
-
-
-def watch_driver(pid: int, every: float = DRIVER_WATCH_S, exit: Callable[[int], Any] = os._exit, started: str | None = None) -> None:
-    """In a Ray actor on its driver's machine: once the driver's process ``pid`` is gone (killed: SIGKILL, the OOM
-    killer), ``exit`` this process at once rather than go on with its batch until Ray notices (1.4 s measured with
-    ``--ray auto``, more on a busy machine), answering questions whose answers nobody will write. ``started``: the
-    driver's start time (:func:`_started`), so that a process of another number space (a container) or a number
-    used again is not taken for the driver; a driver this process cannot see at the first look is not watched."""
-    if not _alive(pid, started):
-        return
-    while _alive(pid, started):
-        time.sleep(every)
-    exit(1)
-
-
-def _started(pid: int) -> str | None:
-    """When process ``pid`` started (``/proc``'s clock ticks since boot), None without ``/proc`` or the process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rindex(")") + 2 :].split()[19]
-
-
-def _alive(pid: int, started: str | None = None) -> bool:
-    """Whether process ``pid`` runs (a zombie, killed but not yet reaped, does not), and is the one that started
-    at ``started`` when that is known."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: it exists
-        pass
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return not Path("/proc/self/stat").exists()  # no /proc (macOS): os.kill said it exists
-    except OSError:
-        return True
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return fields[0] != "Z" and (started is None or fields[19] == started)
-
-
-def _node_id() -> str | None:
-    """The Ray node this process runs on (None outside Ray)."""
-    try:
-        import ray
-
-        # not connected: None (asking the runtime context would connect this process to a Ray)
-        return str(ray.get_runtime_context().get_node_id()) if ray.is_initialized() else None
-    except Exception:  # noqa: BLE001 - no Ray here
-        return None
-
-
-def _reconstructed() -> bool:
-    """Whether this process is a Ray actor restarted after its first process was lost."""
-    import warnings
-
-    try:
-        import ray
-
-        if not ray.is_initialized():  # asking the runtime context would connect this process to a Ray
-            return False
-        with warnings.catch_warnings():  # Ray 2.60's property reads its own deprecated actor_id
-            warnings.simplefilter("ignore")
-            return bool(ray.get_runtime_context().was_current_actor_reconstructed)
-    except Exception:  # noqa: BLE001 - not in a Ray actor
-        return False
-
-
-# --------------------------------------------------------------------------- threads
 
 
 class ThreadPool:
@@ -368,8 +294,8 @@ class RayPool:
         reporter = _RayReporter(board_name, STEP_PUSH_S) if self._board is not None else None
         # the actors on this machine watch this process, and exit as soon as it is killed (``watch_driver``); a Ray
         # Client's driver is not this process
-        node = _node_id()
-        driver = (os.getpid(), node, _started(os.getpid())) if node and not address.startswith("ray://") else None
+        node = node_id()
+        driver = (os.getpid(), node, process_started(os.getpid())) if node and not address.startswith("ray://") else None
         self._actors = [actor.remote(factory, reporter, driver) for _ in range(self.workers)]
         self._await_start()
 

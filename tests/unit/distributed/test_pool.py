@@ -112,7 +112,7 @@ def test_an_actor_s_driver_watch_exits_once_the_driver_is_killed_even_before_it_
     import subprocess
     import sys
 
-    from vericite.distributed.pool import _alive, _started, watch_driver
+    from vericite.distributed.actor_side import driver_alive as _alive, process_started as _started, watch_driver
 
     driver = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     exited = threading.Event()

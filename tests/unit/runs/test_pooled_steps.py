@@ -150,7 +150,7 @@ def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old
         def remote(self, changes, worker=None, restarted=False, pid=None):
             self.sent.append((dict(changes), worker, restarted, pid))
 
-    monkeypatch.setattr(P, "_reconstructed", lambda: True)  # as in an actor Ray restarted
+    monkeypatch.setattr(P, "reconstructed", lambda: True)  # as in an actor Ray restarted
     reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.05)))
     reporter.board, reporter.worker = Board(), "actor-a"
     P._Holder(lambda: None, reporter)  # the restarted actor starts: it says so before its first batch
@@ -158,7 +158,7 @@ def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old
     while not reporter.board.sent and time.monotonic() < deadline:
         time.sleep(0.02)
     assert reporter.board.sent == [({}, "actor-a", True, os.getpid())]
-    monkeypatch.setattr(P, "_reconstructed", lambda: False)  # a first start says nothing
+    monkeypatch.setattr(P, "reconstructed", lambda: False)  # a first start says nothing
     fresh = P._RayReporter("board-name", every=0.05)
     fresh.board = Board()
     P._Holder(lambda: None, fresh)
