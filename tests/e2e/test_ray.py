@@ -505,7 +505,8 @@ def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_l
     """A lost actor's question showed the step its lost process was at until the restarted actor reported it anew
     (after building its worker again: a model loaded); now it shows ``worker restarted, waiting`` meanwhile."""
     from vericite.distributed import RayPool
-    from vericite.distributed.pool import RESTARTED, _actor_table
+    from vericite.distributed.pool import _actor_table
+    from vericite.distributed.steps import RESTARTED
 
     pool = RayPool(SlowToRestart, 2, "auto", steps=True)
     try:

@@ -120,6 +120,6 @@ class StepLabels:
         from vericite.runs import distributed as D
 
         monkeypatch.setattr(D, "STEP_POLL_S", 0.01)
-        import vericite.distributed.pool as pool
+        import vericite.distributed.steps as steps
 
-        monkeypatch.setattr(pool, "STEP_PUSH_S", 0.01)  # a Ray worker's reports sent at once
+        monkeypatch.setattr(steps, "STEP_PUSH_S", 0.01)  # a Ray worker's reports sent at once

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from vericite.distributed import StepBoard, ThreadPool
+from vericite.distributed.steps import RESTARTED, RayReporter
 from vericite.runs.config import GenerateConfig
 from vericite.runs.distributed import generate_pooled, steps_label
 from vericite.types import Sample
@@ -94,7 +95,7 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
             self.restarts.append(restarted)
 
     board = Board()
-    reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.2)))  # as an actor gets it: its own buffer and thread
+    reporter = pickle.loads(pickle.dumps(RayReporter("board-name", every=0.2)))  # as an actor gets it: its own buffer and thread
     assert (reporter.name, reporter.every, reporter.board) == ("board-name", 0.2, None)
     reporter.board = board  # what the name finds in a Ray worker
     for step in ("", "sentence 1, trial 1", "sentence 1, evidence finder"):
@@ -106,7 +107,7 @@ def test_a_ray_worker_s_reports_are_gathered_and_sent_by_its_own_thread(monkeypa
     reporter("q1", None)
     time.sleep(0.6)
     assert board.sent[-1] == {"q1": None}
-    lost = P._RayReporter("board-name", every=0.01)
+    lost = RayReporter("board-name", every=0.01)
     lost.board = Board(fail=True)
     lost("q1", "x")  # never raises
     time.sleep(0.1)
@@ -132,14 +133,14 @@ def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old
     board.update({"q3": "sentence 1, evidence finder"}, "actor-b", pid=12)
     board.update({"q2": None}, "actor-a", pid=11)  # done: not the lost process's any more
     board.update({}, "actor-a", restarted=True, pid=21)  # the new process (21) says it was restarted
-    assert board.snapshot() == {"q1": P.RESTARTED, "q3": "sentence 1, evidence finder"}
+    assert board.snapshot() == {"q1": RESTARTED, "q3": "sentence 1, evidence finder"}
     board.update({"q1": ""}, "actor-a", pid=21)  # the restarted worker runs the batch again
     assert board.snapshot() == {"q1": "", "q3": "sentence 1, evidence finder"}
     board.update({}, "actor-a", restarted=True, pid=21)  # the driver's word, late: the new process's question stays
     assert board.snapshot() == {"q1": "", "q3": "sentence 1, evidence finder"}
     board.update({}, "actor-b", restarted=True)  # the driver saw actor-b restarting (no process yet): all of its
-    assert board.snapshot() == {"q1": "", "q3": P.RESTARTED}
-    label = steps_label({"q1": P.RESTARTED}, {"q1": 0}, done=lambda sid: False)
+    assert board.snapshot() == {"q1": "", "q3": RESTARTED}
+    label = steps_label({"q1": RESTARTED}, {"q1": 0}, done=lambda sid: False)
     assert label == "sample q1, worker restarted, waiting"
 
     class Board:
@@ -151,7 +152,7 @@ def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old
             self.sent.append((dict(changes), worker, restarted, pid))
 
     monkeypatch.setattr(P, "reconstructed", lambda: True)  # as in an actor Ray restarted
-    reporter = pickle.loads(pickle.dumps(P._RayReporter("board-name", every=0.05)))
+    reporter = pickle.loads(pickle.dumps(RayReporter("board-name", every=0.05)))
     reporter.board, reporter.worker = Board(), "actor-a"
     P._Holder(lambda: None, reporter)  # the restarted actor starts: it says so before its first batch
     deadline = time.monotonic() + 5
@@ -159,7 +160,7 @@ def test_a_restarted_ray_worker_s_questions_show_that_it_restarted_not_their_old
         time.sleep(0.02)
     assert reporter.board.sent == [({}, "actor-a", True, os.getpid())]
     monkeypatch.setattr(P, "reconstructed", lambda: False)  # a first start says nothing
-    fresh = P._RayReporter("board-name", every=0.05)
+    fresh = RayReporter("board-name", every=0.05)
     fresh.board = Board()
     P._Holder(lambda: None, fresh)
     time.sleep(0.2)
@@ -204,4 +205,4 @@ def test_the_driver_marks_the_questions_of_an_actor_ray_restarts_as_soon_as_it_r
     tables = iter([{"a": {"State": "ALIVE", "NumRestarts": 0, "Pid": 11}}, {"a": {"State": "RESTARTING", "NumRestarts": 1, "Pid": 11}}])
     monkeypatch.setattr(P, "_actor_table", lambda ray: next(tables))
     assert pool.steps() == {"q1": "sentence 1, trial 1"}
-    assert pool.steps() == {"q1": P.RESTARTED}
+    assert pool.steps() == {"q1": RESTARTED}
