@@ -60,6 +60,14 @@ def test_run_the_ablation_experiment(tmp_path, script_model):
     rows = res["experiments"]["vtg-ablation"]["rows"]
     assert [row["level"] for row in rows] == [0, 2]
     assert rows[0]["metrics"]["alce_citation_recall"]["value"] == 1.0 > rows[1]["metrics"]["alce_citation_recall"]["value"]
+    # the report's VTG trace section: a row per level, read from the levels' answers
+    r = CliRunner().invoke(cli, ["report", str(tmp_path / "run")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "run" / "report.html").read_text()
+    section = page[page.index('<section id="vtg-trace">') :]
+    section = section[: section.index("</section>")]
+    assert "vtg-ablation = 0" in section and "vtg-ablation = 2" in section
+    assert 'href="#vtg-trace"' in page
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("vtg-*.yaml")), ids=lambda p: p.name)

@@ -19,6 +19,7 @@ from .charts import CHART_CSS
 from .conner import FactualityItems, conner_section
 from .format import esc
 from .token_figure import experiment_token_section
+from .vtg_trace import VtgTraces, level_traces, vtg_trace_section
 from .sections import (
     charts_section,
     config_section,
@@ -66,9 +67,11 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
     judgement_stats: dict[str, dict[str, int]] = {}
     usages: list[Any] = []
     knowledge = FactualityItems()  # CONNER §4.4's analyses, when the samples have CONNER scores
+    traces = VtgTraces()  # what VTG's traces say, when the answers are VTG's
     for sample in jsonl.read_appended(samples_path, sstats, errors="replace"):
         total += 1
         knowledge.add(sample)
+        traces.add(sample)
         if len(rendered) < max_samples:
             rendered.append(sample_html(total, sample))
         for j in sample.get("judgements") or []:
@@ -92,6 +95,10 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
         sections.append(("token-figure", "Tokens per question"))
     if knowledge:
         sections.append(("conner", "Long tail / form"))
+    experiments = results.get("experiments") or {}
+    trace_rows = level_traces(run_dir, experiments) if experiments else ([(run_dir.resolve().name, traces)] if traces else [])
+    if trace_rows:
+        sections.append(("vtg-trace", "VTG trace"))
     sections += [("judges", "Judges"), ("counts", "Counts"), ("tokens", "Tokens"), ("samples", "Answers")]
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in sections)
     body = "".join(
@@ -102,6 +109,7 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
             experiments_section(results.get("experiments") or {}),
             token_figure,
             conner_section(knowledge),
+            vtg_trace_section(trace_rows),
             judges_section(results, judgement_stats),
             counts_section(run_dir, results, sstats, total, has_samples),
             tokens_section(results, (sample_tokens["prompt"], sample_tokens["completion"]), total),

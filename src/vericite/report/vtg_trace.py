@@ -1,0 +1,185 @@
+"""What VTG's traces say (issue 12: "which component fails most (the trace says)"), summed over a run folder's
+answers: how each kept sentence was verified, the trials and evidence rounds it took, the verifiers' rejections,
+what went wrong by component (the trace's ``problems``, ``generate/vtg_trace.py``) and the tokens per question by
+component. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
+:func:`vtg_trace_section` is the page's section, a row per folder (an experiment: one per level, from
+``level-<x>/samples.jsonl``); :func:`summary_markdown` the same table as Markdown, for the results docs
+(``scripts/vtg_trace.py``)."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from .. import jsonl
+from .format import esc, fmt, fmt_level
+from .sections import section
+
+#: how a kept sentence's last trial ended, in the order shown (``generate/vtg_trace.Trial.outcome``)
+OUTCOMES = ("verified-citations", "verified-memory", "accepted", "unverified")
+#: what went wrong, by the component it is the failure of (the trace's ``problems`` counters)
+FAILURES: dict[str, tuple[str, ...]] = {
+    "citation generator": ("citations_out_of_range", "no_citation"),
+    "evidence finder": ("queries_unreadable", "retrieval_empty"),
+    "judge": ("unreadable_judgements", "judge_errors"),
+    "sentence generator": ("repeated_sentence", "near_repeated_sentence", "sentence_cap", "empty_answer"),
+}
+
+
+class VtgTraces:
+    """The VTG traces of one folder's answers (records without a ``vtg`` trace are not counted)."""
+
+    def __init__(self) -> None:
+        self.answers = 0
+        self.sentences = 0
+        self.trials = 0  # trials of kept sentences, the end marker's not counted
+        self.evidence_rounds = 0
+        self.outcomes: dict[str, int] = {}
+        self.rejected = {"generation verifier": 0, "memory verifier": 0}  # trials each verifier judged not entailed
+        self.simplified = 0  # citations the simplifier removed
+        self.problems: dict[str, int] = {}
+        self.tokens: list[int] = []  # prompt + completion tokens per answer
+        self.component_tokens: dict[str, int] = {}
+        self.ends: dict[str, int] = {}
+
+    def add(self, record: Any) -> None:
+        trace = record.get("vtg") if isinstance(record, Mapping) else None
+        if not isinstance(trace, Mapping):
+            return
+        self.answers += 1
+        self.evidence_rounds += _int(trace.get("evidence_rounds"))
+        end = trace.get("end")
+        if end:
+            self.ends[str(end)] = self.ends.get(str(end), 0) + 1
+        for name, count in (trace.get("problems") or {}).items():
+            self.problems[str(name)] = self.problems.get(str(name), 0) + _int(count)
+        total = 0
+        for component, usage in (trace.get("components") or {}).items():
+            if isinstance(usage, Mapping):
+                n = _int(usage.get("prompt_tokens")) + _int(usage.get("completion_tokens"))
+                self.component_tokens[str(component)] = self.component_tokens.get(str(component), 0) + n
+                total += n
+        self.tokens.append(total)
+        for sentence in trace.get("sentences") or []:
+            trials = [t for t in (sentence.get("trials") or []) if isinstance(t, Mapping) and t.get("outcome") != "end"]
+            if not trials:
+                continue
+            self.sentences += 1
+            self.trials += len(trials)
+            outcome = str(trials[-1].get("outcome") or "unverified")
+            self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+            for t in trials:
+                for verifier, key in (("generation verifier", "generation_verifier"), ("memory verifier", "memory_verifier")):
+                    verdict = t.get(key)
+                    if isinstance(verdict, Mapping) and verdict.get("entailed") is False:
+                        self.rejected[verifier] += 1
+                simplifier = t.get("simplifier")
+                if isinstance(simplifier, Mapping):
+                    self.simplified += len(simplifier.get("removed") or [])
+
+    def __bool__(self) -> bool:
+        return self.answers > 0
+
+    def failures(self) -> dict[str, int]:
+        """Component -> how many times it failed (:data:`FAILURES`), most first."""
+        counts = {c: sum(self.problems.get(p, 0) for p in names) for c, names in FAILURES.items()}
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    def summary(self) -> dict[str, Any]:
+        """The figures of one row, as plain numbers (None where there is nothing to divide by)."""
+        n, s = self.answers, self.sentences
+        failures = self.failures()
+        worst = next(iter(failures.items()), ("", 0))
+        return {
+            "answers": n,
+            "sentences_per_answer": s / n if n else None,
+            "outcomes": {o: (self.outcomes.get(o, 0) / s if s else None) for o in OUTCOMES},
+            "trials_per_sentence": self.trials / s if s else None,
+            "evidence_rounds_per_answer": self.evidence_rounds / n if n else None,
+            "rejected": dict(self.rejected),
+            "simplified_citations": self.simplified,
+            "failures": failures,
+            "fails_most": worst[0] if worst[1] > 0 else None,
+            "problems": {k: v for k, v in self.problems.items() if v},
+            "tokens_per_answer_median": statistics.median(self.tokens) if self.tokens else None,
+            "component_tokens_per_answer": {k: v / n for k, v in self.component_tokens.items()} if n else {},
+            "ends": dict(self.ends),
+        }
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def read_traces(path: Path) -> VtgTraces:
+    """The traces of a samples.jsonl (unreadable lines skipped, as the page skips them)."""
+    traces = VtgTraces()
+    if path.is_file():
+        for record in jsonl.read_appended(path, jsonl.ReadStats(), errors="replace"):
+            traces.add(record)
+    return traces
+
+
+def level_traces(run_dir: Path, experiments: Mapping[str, Any]) -> list[tuple[str, VtgTraces]]:
+    """(label, traces) for each level of each experiment whose folder ``level-<x>`` holds VTG answers."""
+    rows = []
+    for name, exp in experiments.items():
+        for row in (exp.get("rows") or []) if isinstance(exp, Mapping) else []:
+            level = row.get("level") if isinstance(row, Mapping) else None
+            traces = read_traces(run_dir / f"level-{level}" / "samples.jsonl")
+            if traces:
+                rows.append((f"{name} = {fmt_level(level)}", traces))
+    return rows
+
+
+COLUMNS = ("answers", "sentences / answer", "verified by citations", "by memory", "unverified", "trials / sentence",
+           "evidence rounds / answer", "rejected (gen. / mem. verifier)", "citations simplified away",
+           "fails most", "median tokens / answer")  # fmt: skip
+
+
+def _cells(s: Mapping[str, Any]) -> list[str]:
+    o = s["outcomes"]
+    fails = s["failures"].get(s["fails_most"], 0) if s["fails_most"] else 0
+    return [
+        str(s["answers"]), fmt(s["sentences_per_answer"], 2), _share(o["verified-citations"]), _share(o["verified-memory"]),
+        _share(o["unverified"]), fmt(s["trials_per_sentence"], 2), fmt(s["evidence_rounds_per_answer"], 2),
+        f'{s["rejected"]["generation verifier"]} / {s["rejected"]["memory verifier"]}', str(s["simplified_citations"]),
+        f'{s["fails_most"]} ({fails})' if s["fails_most"] else "nothing", fmt(s["tokens_per_answer_median"], 0),
+    ]  # fmt: skip
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.0f} %"
+
+
+def summary_markdown(rows: Sequence[tuple[str, VtgTraces]]) -> str:
+    """The rows as a Markdown table, then each row's problems and tokens by component."""
+    out = ["| folder | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    notes = []
+    for label, traces in rows:
+        s = traces.summary()
+        out.append(f"| {label} | " + " | ".join(_cells(s)) + " |")
+        problems = ", ".join(f"{k} {v}" for k, v in sorted(s["problems"].items())) or "none"
+        tokens = ", ".join(f"{k} {v:.0f}" for k, v in s["component_tokens_per_answer"].items())
+        notes.append(f"- {label}: problems {problems}; tokens per answer by component: {tokens}")
+    return "\n".join(out + [""] + notes) + "\n"
+
+
+def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
+    """The page's section, "" when no folder holds VTG answers."""
+    rows = list(rows)
+    if not rows:
+        return ""
+    head = "<tr><th>folder</th>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "<th>problems</th></tr>"
+    body = []
+    for label, traces in rows:
+        s = traces.summary()
+        problems = ", ".join(f"{k} {v}" for k, v in sorted(s["problems"].items())) or "none"
+        body.append(f"<tr><td>{esc(label)}</td>" + "".join(f"<td>{esc(c)}</td>" for c in _cells(s)) + f"<td>{esc(problems)}</td></tr>")
+    note = ('<p class="muted">From each answer\'s trace: how each kept sentence was verified (its last trial), the '
+            "trials it took, the trials each verifier judged not entailed, and what went wrong, by the component it "
+            "is the failure of (citation generator: citations out of range or none; evidence finder: queries "
+            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: repeats, the cap, an "
+            "empty answer).</p>")  # fmt: skip
+    return section("vtg-trace", "VTG trace", note + f'<table class="metrics">{head}{"".join(body)}</table>')
