@@ -64,6 +64,7 @@ def test_score_hand_example():
 def test_perplexity_and_softmax_edges():
     assert perplexity([-1.0, -1.0]) == pytest.approx(math.e)
     assert perplexity([]) == math.inf
+    assert perplexity([-800.0]) == math.inf  # exp(800) overflows a float: infinite, not an OverflowError
     assert softmax([]) == []
     assert sum(softmax([1000.0, 999.0, -5.0])) == pytest.approx(1.0)  # stable for large inputs
     # an infinite perplexity gives 1/ppl = 0, not an error

@@ -42,6 +42,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from ....models.llamacpp_scoring import log_softmax
+from ....models.lm_scoring import perplexity as lm_perplexity
 from ....stats import softmax
 from ....types import Triple, normalise_property
 
@@ -103,10 +104,10 @@ def specificity(count_r: int, n: int) -> float:
 
 
 def perplexity(token_logprobs: Sequence[float]) -> float:
-    """exp(−mean log-prob); a text with no scored token has infinite perplexity."""
-    if not token_logprobs:
-        return math.inf
-    return math.exp(-sum(token_logprobs) / len(token_logprobs))
+    """exp(−mean log-prob), uncapped (CONNER's ``lm_scoring.perplexity`` without its cap); a text with no scored
+    token has infinite perplexity."""
+    ppl = lm_perplexity(token_logprobs, cap=None)
+    return math.inf if ppl is None else ppl
 
 
 @dataclass
