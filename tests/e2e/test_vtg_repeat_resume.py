@@ -1,7 +1,8 @@
 """VTG's near-repeat rule and ``--resume``: a folder written before ``repeat_overlap`` existed (its manifest records
 none, in its config or its method's part) goes on with the exact rule it began with (1.0), its answers those of a
 run made with the exact rule throughout, the local loop's and a pool's alike, ``vericite run``'s levels too; a new
-folder goes on with the threshold it recorded; giving another threshold to either is refused in one line."""
+folder goes on with the threshold it recorded; giving another threshold to either is refused in one line. The same
+for ``repeat_retries`` (0 for a folder written before it), with ``min_sentences=3``."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ from vericite import registry
 from vericite.cli.main import cli
 
 from tests.support.ray_runs import without_timings
-from tests.support.vtg import DOCS, scripted, vtg_experiment_config
+from tests.support.vtg import DOCS, restating, scripted, vtg_experiment_config
 
 PARIS, PARIS_AGAIN, ROME = "Paris is the capital of France.", "The capital of France is Paris.", "Rome is the capital of Italy."
 ITEMS = [
     {"question": q, "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}
     for q in ("Which cities are capitals?", "Name two capitals.", "Which capitals are in Europe?")
 ]  # fmt: skip
+
+
+#: what a vericite before the options did: exact repeats only, no retry
+OLD_RULES = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "repeat_retries=0")
 
 
 def repeating():
@@ -35,22 +40,24 @@ def model():
     registry.backends.unregister("vtg-repeats")
 
 
-def generate(tmp_path, out, *extra, code=0):
+def generate(tmp_path, out, *extra, code=0, model="vtg-repeats"):
     data = tmp_path / "eli5_eval.json"
     data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    args = ["generate", "--method", "vtg", "--dataset", data, "--model", "vtg-repeats", "--judge", "fake", "--k", 4,
+    args = ["generate", "--method", "vtg", "--dataset", data, "--model", model, "--judge", "fake", "--k", 4,
             "--docs-per-query", 1, "--trials", 0, "--out", tmp_path / out, "-q", "--no-cache", *extra]  # fmt: skip
     r = CliRunner().invoke(cli, [str(a) for a in args])
     assert r.exit_code == code, r.output
     return r
 
 
-def as_before_the_option(folder):
-    """The folder as a vericite before ``repeat_overlap`` wrote it: its manifest without the key."""
+def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries")):
+    """The folder as a vericite before ``repeat_overlap`` (and ``repeat_retries``) wrote it: its manifest without
+    the keys."""
     path = folder / "manifest.json"
     m = json.loads(path.read_text())
-    m.pop("repeat_overlap")
-    m["config"].pop("repeat_overlap")
+    for key in keys:
+        m.pop(key)
+        m["config"].pop(key, None)
     path.write_text(json.dumps(m), encoding="utf-8")
 
 
@@ -59,8 +66,8 @@ def samples(folder):
 
 
 def test_a_folder_written_before_the_option_resumes_with_the_exact_rule(tmp_path, model):
-    generate(tmp_path, "exact", "--method-arg", "repeat_overlap=1.0")  # the exact rule throughout
-    generate(tmp_path, "old", "--method-arg", "repeat_overlap=1.0", "--limit", 1)  # what the old code wrote ...
+    generate(tmp_path, "exact", *OLD_RULES)  # the exact rule throughout
+    generate(tmp_path, "old", *OLD_RULES, "--limit", 1)  # what the old code wrote ...
     as_before_the_option(tmp_path / "old")  # ... and how it recorded it
     generate(tmp_path, "old", "--limit", 2, "--resume")  # not given: the folder's rule
     generate(tmp_path, "old", "--resume")  # the manifest now records 1.0: still the same run
@@ -91,7 +98,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
     data = tmp_path / "eli5_eval.json"
     data.write_text(json.dumps(ITEMS), encoding="utf-8")
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
-    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0})
+    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0})
     generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     generate_pooled(exact.model_copy(update={"limit": 1}), tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     as_before_the_option(tmp_path / "old")
@@ -104,7 +111,7 @@ def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, mod
     levels = "levels: [0, 3]\n"
     exact = vtg_experiment_config(tmp_path, ITEMS, "vtg-repeats", "vtg-ablation", levels)
     text = exact.read_text().replace("trials: 1, verifier_judge: fake}", "trials: 0, verifier_judge: fake, k: 4}").replace("{k: 2, ", "{")
-    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0,"), encoding="utf-8")
+    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0, repeat_retries: 0,"), encoding="utf-8")
     plain = tmp_path / "plain.yaml"
     plain.write_text(text, encoding="utf-8")
 
@@ -126,8 +133,8 @@ def test_giving_the_value_a_folder_ran_with_continues_it(tmp_path, model):
     """--method-arg repeat_overlap=<the folder's own value> continues it as leaving the option out does: 1.0 on a
     folder written before the option, the default 0.8 on one written with it; the config recorded stays the
     folder's (the option not given)."""
-    generate(tmp_path, "exact", "--method-arg", "repeat_overlap=1.0")
-    generate(tmp_path, "old", "--method-arg", "repeat_overlap=1.0", "--limit", 1)
+    generate(tmp_path, "exact", *OLD_RULES)
+    generate(tmp_path, "old", *OLD_RULES, "--limit", 1)
     as_before_the_option(tmp_path / "old")
     generate(tmp_path, "old", "--resume", "--method-arg", "repeat_overlap=1.0")
     assert samples(tmp_path / "old") == samples(tmp_path / "exact")
@@ -139,3 +146,34 @@ def test_giving_the_value_a_folder_ran_with_continues_it(tmp_path, model):
     assert samples(tmp_path / "new") == samples(tmp_path / "default")
     manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
     assert manifest["repeat_overlap"] == 0.8 and "repeat_overlap" not in manifest["config"]
+
+
+ROME_THEN_BERLIN = ("Rome is the capital of Italy.", "Berlin is the capital of Germany.")
+
+
+def test_a_folder_written_before_repeat_retries_resumes_without_them(tmp_path):
+    """A model that restates Paris on each sentence's first draw and writes the next when drawn again: a new folder
+    (``min_sentences=3``) retries and has three sentences; one written before ``repeat_retries`` (its manifest
+    records ``repeat_overlap`` 0.8 and no retries) goes on ending after Paris, as it began."""
+    backend = lambda arg, *, ctx, **o: restating([PARIS, *ROME_THEN_BERLIN], PARIS_AGAIN, {"Rome": "title:Rome", "Berlin": "title:Berlin"})  # noqa: E731
+    registry.backends.register("vtg-restating", backend, replace=True)
+    try:
+        three = ("--method-arg", "min_sentences=3")
+        generate(tmp_path, "none", *three, "--method-arg", "repeat_retries=0", model="vtg-restating")  # no retry throughout
+        generate(tmp_path, "old", *three, "--method-arg", "repeat_retries=0", "--limit", 1, model="vtg-restating")
+        as_before_the_option(tmp_path / "old", ("repeat_retries",))
+        generate(tmp_path, "old", *three, "--resume", model="vtg-restating")
+        assert samples(tmp_path / "old") == samples(tmp_path / "none")
+        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        assert [r["output"] for r in records] == ["Paris is the capital of France [1]."] * 3 and "short_answer" not in records[0]["vtg"]["problems"]
+        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["repeat_retries"] == 0
+        r = generate(tmp_path, "old", *three, "--resume", "--method-arg", "repeat_retries=2", code=2, model="vtg-restating")
+        assert "repeat_retries" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+        generate(tmp_path, "new", *three, "--limit", 1, model="vtg-restating")
+        generate(tmp_path, "new", *three, "--resume", model="vtg-restating")
+        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        assert all(r["output"].count("[") == 3 and r["vtg"]["problems"]["repeat_retries"] == 2 for r in records)
+        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["repeat_retries"] == 2
+    finally:
+        registry.backends.unregister("vtg-restating")

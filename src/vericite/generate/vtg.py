@@ -12,12 +12,16 @@ from the question, the previous sentence and this one, retrieves ``docs_per_quer
 which replace ``D_S``, and the sentence is written again. ``trials`` (T) is the number of evidence-finder
 rounds a sentence may have: when the sentence written after the T-th still fails, it is kept with its own
 citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
-(``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``.
+(``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``; short
+of ``min_sentences``, a completion holding only sentences already written is drawn again first (another seed, at
+most ``repeat_retries`` times, none at temperature 0: :meth:`VtgMethod.draw_sentence`), and an answer that still
+ends short is counted (``short_answer``).
 ``sentence_prompt`` chooses the generator's prompt (``vtg-sentence@2``: write the next sentence only;
 ``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), ``min_sentences``
 from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentences are repeats, skipped
 (``vtg_steps.repeat_of``: exact ones, and below 1.0 those whose content words one written sentence holds at that
-share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``).
+share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``;
+``repeat_retries`` likewise: 2, what was recorded, 0 before the option).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -47,7 +51,7 @@ from . import vtg_steps as S
 from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SHORT_ANSWERS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
@@ -85,6 +89,8 @@ class VtgMethod:
         self.query_params = GenParams(max_tokens=opts.queries_max_tokens, temperature=0.0, seed=seed)
         #: the near-repeat rule's threshold (vtg_build.VtgOptions.repeat_overlap; not given: a new run's default)
         self.repeat_overlap = opts.repeat_overlap if opts.repeat_overlap is not None else S.REPEAT_OVERLAP
+        #: draws again of a completion of repeats short of min_sentences (VtgOptions.repeat_retries; likewise)
+        self.repeat_retries = opts.repeat_retries if opts.repeat_retries is not None else S.REPEAT_RETRIES
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -133,7 +139,7 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -189,17 +195,13 @@ class VtgMethod:
             self._step(f"sentence {st.index + 1}, trial {t + 1}")
             trial = Trial(trial=t, memory=memory.sizes())
             st.trials.append(trial)
-            params = dataclasses.replace(self.params, seed=self.seed + t)
-            with tracer.timed("sentence"):
-                offer_end = len(written) >= o.min_sentences
-                skipped: list[tuple[str, int, float]] = []
-                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, params, prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped)
-            if skipped:
-                tracer.count("near_repeated_sentence", len(skipped))
+            sentence, why = self.draw_sentence(sample, memory, written, trial, tracer, gen)
             if sentence is None:
                 trial.outcome, tracer.end = "end", why
                 if why == "repeated":
                     tracer.count("repeated_sentence")
+                if tracer.retries and len(written) < o.min_sentences:
+                    tracer.count("short_answer")
                 trial.tokens = tracer.since_mark()
                 return None
             trial.sentence = sentence
@@ -241,6 +243,31 @@ class VtgMethod:
             trial.citations = [c + 1 for c in final]
             trial.tokens = tracer.since_mark()
             return sentence, [c + 1 for c in final], verified
+
+    def draw_sentence(self, sample: Sample, memory: Memory, written: list[str], trial: Trial, tracer: Tracer, gen: Any) -> tuple[str | None, str]:
+        """The sentence generator's sentence for ``trial`` (seed: the method's + the trial's number), or None and
+        why the answer ends. Short of ``min_sentences`` (``End.`` not offered), a completion that held only
+        repeats is drawn again, at most ``repeat_retries`` times, the r-th with seed + trial + r * (trials + 1)
+        (no seed another trial of the sentence uses); none at temperature 0, which would write it again. Each
+        retry is counted (``repeat_retries``) and traced (``trial.retries``), each near repeat skipped too
+        (``near_repeated_sentence``, ``trial.near_repeats``)."""
+        o = self.opts
+        offer_end = len(written) >= o.min_sentences
+        retries = self.repeat_retries if not offer_end and self.params.temperature > 0 else 0
+        r = 0
+        while True:
+            seed = self.seed + trial.trial + r * (o.trials + 1)
+            skipped: list[tuple[str, int, float]] = []
+            with tracer.timed("sentence"):
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped)
+            if skipped:
+                tracer.count(NEAR_REPEATS, len(skipped))
+                trial.near_repeats += [{"sentence": s, "repeats": i, "overlap": round(c, 4), "draw": r} for s, i, c in skipped]
+            if why != "repeated" or r == retries:
+                return sentence, why
+            tracer.count("repeat_retries")
+            trial.retries.append({"seed": seed, "raw": trial.raw})
+            r += 1
 
     def find_evidence(self, sample: Sample, written: Sequence[str], sentence: str, memory: Memory, trial: Trial, tracer: Tracer, search: Any, ask: Any) -> None:
         o = self.opts
@@ -291,7 +318,7 @@ class VtgMethod:
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -306,12 +333,13 @@ class VtgMethod:
 
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
-        exact repeats only, ``repeat_overlap`` 1.0. ``generate --resume`` / ``run --resume`` build the method with
-        that value when the option is not given (``VtgOptions.resumed_options``), so the run goes on as it began;
-        a method built otherwise (another value given) is told apart here, in one line, not mixed into the run."""
-        if old.get("method") != self.id or "repeat_overlap" in old:
+        exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries``: never drew a completion
+        again, 0. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
+        not given (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise
+        (another value given) is told apart here, in one line, not mixed into the run."""
+        if old.get("method") != self.id:
             return dict(old)
-        return {**old, "repeat_overlap": 1.0}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
@@ -337,7 +365,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *((NEAR_REPEATS,) if any(NEAR_REPEATS in t.get("problems", {}) for t in traces) else ()))},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS) if any(q in t.get("problems", {}) for t in traces)))},
             },
             **_retrieved(records),
         }

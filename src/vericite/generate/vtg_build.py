@@ -43,7 +43,7 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap")
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries")
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
@@ -54,12 +54,17 @@ class VtgOptions(BaseModel):
     @classmethod
     def resumed_options(cls, method_args: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
         """The options a folder being resumed sets where ``method_args`` leave them unset
-        (``protocols.MethodOptions``): ``repeat_overlap`` as its manifest records it, 1.0 (the exact rule, all
-        there was) when a ``vtg@1`` manifest records none, so a run goes on as it began."""
-        if method_args.get("repeat_overlap") is not None or manifest.get("method") != "vtg@1":
+        (``protocols.MethodOptions``): ``repeat_overlap`` and ``repeat_retries`` as its manifest records them, 1.0
+        (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none, so a run goes on
+        as it began."""
+        if manifest.get("method") != "vtg@1":
             return {}
-        recorded = manifest.get("repeat_overlap", 1.0)
-        return {"repeat_overlap": float(recorded)} if isinstance(recorded, (int, float)) else {}
+        out: dict[str, Any] = {}
+        for key, before, kind in (("repeat_overlap", 1.0, float), ("repeat_retries", 0, int)):
+            recorded = manifest.get(key, before)
+            if method_args.get(key) is None and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+                out[key] = kind(recorded)
+        return out
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
     kg_k: int | None = Field(default=None, ge=1)  # a memory of triples: D_L = the top kg_k re-ranked triples (None: all), the rest left to the evidence finder
@@ -74,6 +79,11 @@ class VtgOptions(BaseModel):
     # None (not given): a new run takes vtg_steps.REPEAT_OVERLAP (0.8), a resumed one what its folder recorded
     # (1.0 for a folder written before the option: resumed_options); the manifest records the value used
     repeat_overlap: float | None = Field(default=None, gt=0.0, le=1.0)
+    # while the answer holds fewer than min_sentences sentences, a completion that held only repeats is drawn again
+    # (another seed) at most this many times before the answer ends there (counted short_answer); 0: it ends at
+    # once (the rule before the option). None: a new run takes vtg_steps.REPEAT_RETRIES (2), a resumed one what its
+    # folder recorded (0 for a folder written before the option: resumed_options); the manifest records the value
+    repeat_retries: int | None = Field(default=None, ge=0)
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True

@@ -41,6 +41,9 @@ def _norm(s: str) -> str:
 
 #: the near-repeat rule's default threshold for a new run (``repeat_overlap``; 1.0: the exact rule alone)
 REPEAT_OVERLAP = 0.8
+#: how many times a new run draws a completion of repeats again while the answer is short of ``min_sentences``
+#: (``repeat_retries``; 0: the answer ends there at once, the rule before the option)
+REPEAT_RETRIES = 2
 #: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
 #: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
 STOPWORDS = frozenset(

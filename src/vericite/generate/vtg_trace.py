@@ -3,8 +3,9 @@ both verifiers' verdicts with probabilities, the simplifier's removals, the quer
 brought, the memory's sizes, and the tokens of each step; per answer, the totals by component and the counts of
 what went wrong (bounded, never silent): judgements that could not be read, citations out of range, queries that
 could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached, judge calls
-that failed, an answer left empty, the answer ended on repeats, and (with the near-repeat rule) near repeats
-skipped (:data:`NEAR_REPEATS`)."""
+that failed, an answer left empty, the answer ended on repeats, (with the near-repeat rule) near repeats
+skipped (:data:`NEAR_REPEATS`, each one's text in its trial's ``near_repeats``) and (with ``repeat_retries`` above
+0) completions of repeats drawn again and answers ended short of ``min_sentences`` (:data:`SHORT_ANSWERS`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ PROBLEMS = (
 #: followed it or the answer ended ``repeated`` (then ``repeated_sentence`` counts the end too). Absent at 1.0, so
 #: an answer written by the exact rule alone has the trace it always had.
 NEAR_REPEATS = "near_repeated_sentence"
+#: counted (in ``problems``, after the above) only by an answer written with ``repeat_retries`` above 0:
+#: ``repeat_retries``, the completions that held only repeats while the answer was short of ``min_sentences``
+#: and were drawn again (each traced in its trial's ``retries``), and ``short_answer``, an answer that ended (not
+#: at ``max_sentences``) with fewer than ``min_sentences`` sentences, whatever ended it (with ``min_sentences`` 1:
+#: an empty answer). Absent at 0, so an answer written without retries has the trace it always had.
+SHORT_ANSWERS = ("repeat_retries", "short_answer")
 
 
 def usage_dict(u: Usage) -> dict[str, int]:
@@ -54,6 +61,12 @@ class Trial:
     memory: dict[str, int] = field(default_factory=dict)  # sizes when the sentence was written
     outcome: str = ""  # verified-citations | verified-memory | accepted (no verifier) | unverified | retry | end
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)  # component -> usage of this trial
+    # near repeats the completions skipped: {"sentence", "repeats" (the written sentence's index), "overlap", "draw"
+    # (0: the first completion, r: the r-th retry)}; in the trace only with the near-repeat rule (below 1.0)
+    near_repeats: list[dict[str, Any]] = field(default_factory=list)
+    # completions that held only repeats, drawn again (short of min_sentences): {"seed", "raw"}, in order; ``raw``
+    # above is the draw after the last; in the trace only with repeat_retries above 0
+    retries: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -67,10 +80,11 @@ class SentenceTrace:
 class Tracer:
     """Collects an answer's trace; ``meters`` count each component's model calls."""
 
-    def __init__(self, near_repeats: bool = False) -> None:
+    def __init__(self, near_repeats: bool = False, retries: bool = False) -> None:
         self.sentences: list[SentenceTrace] = []
         self.meters = {c: UsageMeter() for c in COMPONENTS}
-        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()))}
+        self.near_repeats, self.retries = near_repeats, retries
+        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *(SHORT_ANSWERS if retries else ()))}
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
         self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo
@@ -102,7 +116,7 @@ class Tracer:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "sentences": [asdict(s) for s in self.sentences],
+            "sentences": [self._sentence(s) for s in self.sentences],
             "components": {c: usage_dict(m.usage) for c, m in self.meters.items()},
             "judge": {"calls": self.judge_calls, "words": self.judge_words},
             "seconds": {c: round(v, 3) for c, v in self.seconds.items()},
@@ -112,3 +126,13 @@ class Tracer:
             "trials": sum(len(s.trials) for s in self.sentences),
             "evidence_rounds": sum(1 for s in self.sentences for t in s.trials if t.queries),
         }
+
+    def _sentence(self, s: SentenceTrace) -> dict[str, Any]:
+        """A sentence's trace; its trials' ``near_repeats`` and ``retries`` only under their rules."""
+        out = asdict(s)
+        for t in out["trials"]:
+            if not self.near_repeats:
+                del t["near_repeats"]
+            if not self.retries:
+                del t["retries"]
+        return out
