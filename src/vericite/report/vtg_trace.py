@@ -23,7 +23,7 @@ FAILURES: dict[str, tuple[str, ...]] = {
     "citation generator": ("citations_out_of_range", "no_citation"),
     "evidence finder": ("queries_unreadable", "retrieval_empty"),
     "judge": ("unreadable_judgements", "judge_errors"),
-    "sentence generator": ("repeated_sentence", "near_repeated_sentence", "sentence_cap", "empty_answer"),
+    "sentence generator": ("repeated_sentence", "near_repeated_sentence", "sentence_cap", "empty_answer", "short_answer"),
 }
 
 
@@ -180,6 +180,6 @@ def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
     note = ('<p class="muted">From each answer\'s trace: how each kept sentence was verified (its last trial), the '
             "trials it took, the trials each verifier judged not entailed, and what went wrong, by the component it "
             "is the failure of (citation generator: citations out of range or none; evidence finder: queries "
-            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: repeats, the cap, an "
-            "empty answer).</p>")  # fmt: skip
+            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: repeats, the cap, an answer "
+            "empty or short of min_sentences).</p>")  # fmt: skip
     return section("vtg-trace", "VTG trace", note + f'<table class="metrics">{head}{"".join(body)}</table>')
