@@ -89,12 +89,12 @@ def test_another_dataset_is_refused(tmp_path, files):
 
 
 def test_an_edited_prompt_file_is_refused(tmp_path, files):
-    """Same path, other demonstrations: the prompt file's sha256 (in the manifest) differs."""
+    """Same path, other demonstrations: the prompt file's sha256 (in the manifest) differs; the line names the file."""
     assert generate(tmp_path, files, "--limit", 1).exit_code == 0
     before = folder(tmp_path)
     data, prompt = files
     prompt.write_text(json.dumps({**TINY, "instruction": "Answer briefly."}), encoding="utf-8")
-    refused(generate(tmp_path, files, "--resume"), "prompt_files", "sha256")
+    refused(generate(tmp_path, files, "--resume"), f"{prompt} (prompt) changed since the run began", "sha256")
     assert folder(tmp_path) == before
 
 

@@ -81,7 +81,12 @@ def upgrade(old: Mapping[str, Any], head: Mapping[str, Any], resolve: Callable[[
     the defaults, and before they were recorded at all it recorded none: a header without them is taken as made
     with the task's defaults (all it can say), so it resumes only an evaluation with the defaults. A header of any
     version written before ``index_corpus`` was recorded (``--index``: :func:`index_corpus`) is taken as made with
-    the index as it is now, so it resumes as before."""
+    the index as it is now, so it resumes as before. One that recorded ``index_corpus`` is made with the index that
+    holds it, wherever that folder is now (``config.evidence_index`` as given then is taken as ``head``'s when the
+    two index the same corpus: a resume from another checkout)."""
+    config = old.get("config")
+    if isinstance(config, dict) and old.get("index_corpus") is not None and old.get("index_corpus") == head.get("index_corpus"):
+        old = {**old, "config": {**config, "evidence_index": (head.get("config") or {}).get("evidence_index")}}
     if "index_corpus" in head and "index_corpus" not in old:  # written before the index's corpus was recorded
         old = {**old, "index_corpus": head["index_corpus"]}  # taken as made with the index as it is now (all it can say)
     if old.get("checkpoint") == PREVIOUS:  # the same header: its lines lack record_sha256 (open() says what then)

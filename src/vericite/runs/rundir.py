@@ -8,6 +8,13 @@ before appending again, so a resumed run neither loses nor duplicates a sample.
 One process at a time writes a run folder: ``open`` takes an OS lock on ``FOLDER/.lock`` (released by ``close``,
 and by the OS when the process ends, however it ends) before it reads or cuts anything, and refuses a second
 writer in one line.
+
+A user's file is known by its content, not its path (``paths.file_identity``): the manifest's ``files`` records each
+file or folder its config names (:data:`PATH_KEYS`) by its sha256 beside where it was (shown relative to the shared
+data folder or the current folder), and the method records its own (ALCE's prompt files, KaLMA's demonstration) so
+too. A resume compares them by content (``paths.reconcile_files``): from another checkout whose files have the same
+bytes it continues; a file whose bytes changed since is refused in one line naming it. A manifest written before
+``files`` compares its config's paths as they were given, as before.
 """
 
 from __future__ import annotations
@@ -20,12 +27,18 @@ from typing import Any, Callable, Mapping
 from .. import __version__, jsonl
 from ..errors import DataError, VericiteError
 from ..outputs import PathLock, check_out_dir
+from ..paths import file_identity, reconcile_files
 
 SAMPLES = "samples.jsonl"
 ERRORS = "errors.jsonl"
 MANIFEST = "manifest.json"
 RESULTS = "results.json"
 LOCK = ".lock"
+#: config keys that may name a user's file or folder (a dataset as ``name:<file>`` too): the manifest's ``files``
+PATH_KEYS = ("dataset", "data_path", "demonstration", "prompt", "index", "store")
+#: of those, the files compared by where they are, not by their bytes: a dataset's questions are compared one by
+#: one (``loop.check_same_questions``), so a dataset file with questions appended still resumes
+WHERE_ONLY = frozenset({"dataset", "data_path"})
 
 
 class RunDir:
@@ -35,7 +48,7 @@ class RunDir:
     #: manifest keys that are not the method's (its ``manifest()``): the config (checked on its own), the run's
     #: bookkeeping
     # (``deviations``: where a method departs from its paper, in words; they follow from the method and its inputs)
-    NOT_THE_METHOD = frozenset({"config", "n_samples", "status", "started", "resumed", "finished", "summary", "vericite_version", "deviations"})
+    NOT_THE_METHOD = frozenset({"config", "files", "n_samples", "status", "started", "resumed", "finished", "summary", "vericite_version", "deviations"})
     # config keys that may change between a run and its resumption
     RESUMABLE_CHANGES = frozenset({"limit", "resume", "out", "progress", "threads", "cache", "max_failures", "timeout", "request_retries"})
 
@@ -76,6 +89,7 @@ class RunDir:
 
     @classmethod
     def _open_locked(cls, path: Path, manifest: dict[str, Any], resume: bool, lock: PathLock, defaults: Mapping[str, Any], check: Any = None, upgrade: Any = None) -> "RunDir":
+        manifest = with_files(manifest)
         existing = path / MANIFEST
         if existing.exists() or (path / SAMPLES).exists():
             if not resume:
@@ -84,7 +98,7 @@ class RunDir:
                 old = json.loads(existing.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
                 raise DataError(f"cannot resume: {existing} is missing or unreadable") from None
-            cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults)
+            cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults, old.get("files"), manifest.get("files"))
             cls._check_same_method(dict(upgrade(old)) if upgrade is not None else old, manifest, path)
             if check is not None:
                 check(cls(path, old))
@@ -112,9 +126,18 @@ class RunDir:
         self.close()
 
     @classmethod
-    def _check_compatible(cls, old: Mapping[str, Any], new: Mapping[str, Any], path: Path, defaults: Mapping[str, Any] | None = None) -> None:
+    def _check_compatible(
+        cls, old: Mapping[str, Any], new: Mapping[str, Any], path: Path, defaults: Mapping[str, Any] | None = None, old_files: Any = None, new_files: Any = None,
+    ) -> None:
+        """The configs must be the same but for :attr:`RESUMABLE_CHANGES`; a path both ``files`` record is compared
+        by what they record of it (module docstring), not as given."""
         defaults = defaults or {}
-        keys = (set(old) | set(new)) - cls.RESUMABLE_CHANGES
+        same_files = set()
+        if isinstance(old_files, Mapping) and isinstance(new_files, Mapping):
+            old_files, changed = reconcile_files(old_files, new_files)
+            refuse_changed(path, changed)
+            same_files = {k for k in old_files if k in new_files and old_files[k] == new_files[k]}
+        keys = (set(old) | set(new)) - cls.RESUMABLE_CHANGES - same_files
         added = {k for k in keys if k not in old and k in new and k in defaults and new[k] == defaults[k]}  # an option newer than the folder, at its default
         diff = sorted(k for k in keys - added if old.get(k) != new.get(k))
         if diff:
@@ -129,6 +152,8 @@ class RunDir:
         file under the same name. Only what both record is compared (a key that one vericite records and the
         other does not, or a prompt file of a sub-task not met yet, cannot be told apart), recursively."""
         new = json.loads(jsonl.dumps_line(dict(new)))  # as the manifest holds it (a tuple is a list there)
+        old, changed = reconcile_files(dict(old), new)  # a file is its content, wherever it is now
+        refuse_changed(path, changed)
         keys = [k for k in new if k not in cls.NOT_THE_METHOD and k in old]
         diff = [d for k in keys for d in _differing(old[k], new[k], k)]
         if diff:
@@ -153,6 +178,42 @@ class RunDir:
         self.manifest["status"] = status
         self.manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         jsonl.write_json_atomic(self.path / MANIFEST, self.manifest)
+
+
+def config_files(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """The manifest's ``files``: what ``config``'s :data:`PATH_KEYS` name that exists (``paths.file_identity``)."""
+    files = {}
+    for key in PATH_KEYS:
+        value = config.get(key)
+        if not isinstance(value, str) or not value:
+            continue
+        p = Path(value)
+        if not p.exists() and ":" in value:  # a dataset spec naming its file: alce:<file>
+            p = Path(value.split(":", 1)[1])
+        if p.exists():
+            files[key] = file_identity(p, content=key not in WHERE_ONLY)
+    return files
+
+
+def with_files(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """``manifest`` with its ``files`` (:func:`config_files`) after its config, when it names any and has none."""
+    files = config_files(manifest.get("config") or {}) if "files" not in manifest else {}
+    if not files:
+        return dict(manifest)
+    out: dict[str, Any] = {}
+    for k, v in manifest.items():
+        out[k] = v
+        if k == "config":
+            out["files"] = files
+    out.setdefault("files", files)
+    return out
+
+
+def refuse_changed(path: Path, changed: list[tuple[str, str]]) -> None:
+    """One line naming the files whose content changed since the run began (``paths.reconcile_files``), if any."""
+    if changed:
+        shown = ", ".join(f"{where} ({name})" for name, where in changed[:3])
+        raise VericiteError(f"cannot resume {path}: {shown} changed since the run began (its sha256 differs); use another --out")
 
 
 def _differing(a: Any, b: Any, name: str) -> list[tuple[str, Any, Any]]:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from vericite.errors import VericiteError
-from vericite.evaluate.checkpoint import NAME, VERSION, AnswerCheckpoint, MemoJudge, differences, pair_key
+from vericite.evaluate.checkpoint import INDEX_CHANGED, NAME, VERSION, AnswerCheckpoint, MemoJudge, differences, pair_key
 from vericite.fakes.judges import KeywordJudge
 from vericite.types import JudgePair, Judgement
 
@@ -244,3 +244,15 @@ def test_a_checkpoint_that_cannot_be_created_is_one_line_naming_the_file(tmp_pat
     monkeypatch.setattr(vericite.jsonl, "write_jsonl_atomic", refused)
     with pytest.raises(VericiteError, match=r"^cannot write the evaluation's checkpoint .*: Permission denied \(make the file and its folder writable, or use another --out\)$"):
         AnswerCheckpoint.open(tmp_path, HEAD)
+
+
+def indexed(index, corpus):
+    return {"config": {"judge": "fake", "task": "conner", "evidence_index": index}, "input_sha256": "abc", "index_corpus": {"sha256": corpus, "passages": 3}}
+
+
+def test_an_evaluation_resumes_over_the_same_index_moved_elsewhere_and_not_over_another(tmp_path):
+    """``evaluate --resume --index`` from another checkout: the index holds the same corpus, at another path."""
+    AnswerCheckpoint.open(tmp_path, indexed("/a/shared/idx", "c1"))
+    AnswerCheckpoint.open(tmp_path, indexed("/b/shared/idx", "c1"), resume=True)
+    with pytest.raises(VericiteError, match=INDEX_CHANGED):
+        AnswerCheckpoint.open(tmp_path, indexed("/b/shared/idx", "c2"), resume=True)

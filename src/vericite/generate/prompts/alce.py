@@ -84,8 +84,11 @@ class PromptFile:
         return cls(str(p), d["instruction"], d["demo_sep"], d["demo_prompt"], d["doc_prompt"], tuple(d["demos"]), hashlib.sha256(raw).hexdigest())
 
     def to_dict(self) -> dict[str, Any]:
-        """What a run's manifest records of it."""
-        return {"file": self.path, "sha256": self.sha256}
+        """What a run's manifest records of it: its content (``sha256``), and where it is (``paths.display_path``:
+        under the shared data folder as ``data:alce/prompts/...``), shown only."""
+        from ...paths import display_path
+
+        return {"file": display_path(self.path), "sha256": self.sha256}
 
 
 def shipped_prompt(subtask: str, kind: str) -> Path:

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from ...errors import DataError
 from ...knowledge.render import flatten_knowledge
-from ...paths import file_sha256, package_data
+from ...paths import display_path, file_sha256, package_data
 from ...types import Message, Triple, normalise_property
 
 # KaLMA's instruction (paper, Table 13), asking for triple citations and [NA], followed by one sentence of
@@ -44,7 +44,7 @@ class Demonstration:
     question: str
     knowledge: tuple[Triple, ...]
     answer: str
-    source: str  # the file's path, or vericite:<name> for vericite's own (PACKAGED)
+    source: str  # where the file is (paths.display_path), or vericite:<name> for vericite's own (PACKAGED)
     sha256: str = ""  # of the file's bytes
 
     @classmethod
@@ -79,7 +79,7 @@ class Demonstration:
         except (KeyError, ValueError, TypeError) as e:
             raise DataError(f"{p}: not a demonstration (expected vericite's or BioKaLMA's prompt format: {e})") from None
         packaged = p.resolve().parent == package_data(p.name).parent
-        return replace(demo, source=PACKAGED + p.name) if packaged else demo
+        return replace(demo, source=PACKAGED + p.name if packaged else display_path(p))
 
 
 @dataclass(frozen=True)
