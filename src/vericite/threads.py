@@ -5,8 +5,8 @@ daemon threads, and :func:`daemon_map` on it.
 waits for every request still in flight (a model server's answer can take minutes). A thread cannot be killed; a
 daemon thread is not waited for. ``shutdown(wait=False, cancel_futures=True)`` here drops the calls not started yet
 and leaves those in flight to end (or die with the process) on their own; nothing waits for their results, so
-whatever a caller writes from the results is written from the calling thread only, before the interrupt or not at
-all (``generate --concurrency``, an ``openai:`` model's concurrent requests)."""
+whatever a caller writes from the results is written from the calling thread only, from the calls finished before the
+interrupt or not at all (``generate --concurrency``, an ``openai:`` model's concurrent requests)."""
 
 from __future__ import annotations
 

@@ -72,7 +72,8 @@ class ThreadPool:
     """``workers`` threads, each with its own object built by ``factory``; at most ``workers`` batches in flight.
     ``steps``: the workers report what they are on to a :class:`StepBoard` (``steps()``). The threads are daemon
     threads (:class:`~vericite.threads.DaemonExecutor`): ``close`` drops the batches not started and waits for none
-    in flight, so Ctrl-C returns at once; a batch that ends after it is given to nobody (nothing is written of it)."""
+    in flight, so Ctrl-C returns at once; a batch that ends after it is given to nobody (nothing is written of it).
+    ``finished()`` gives the batches done before it that the driver may not have written."""
 
     def __init__(self, factory: Callable[[], Any], workers: int, *, steps: bool = False) -> None:
         self.workers = max(1, int(workers))
@@ -80,6 +81,7 @@ class ThreadPool:
         self._board = StepBoard() if steps else None
         self._local = threading.local()
         self._executor = DaemonExecutor(self.workers, thread_name_prefix="vericite-worker")
+        self._pending: dict[Future[Any], str] = {}  # the batches submitted and not given out yet
 
     def _call(self, method: str, payload: Any) -> Any:
         holder = getattr(self._local, "holder", None)
@@ -92,15 +94,26 @@ class ThreadPool:
 
     def map(self, method: str, batches: Iterable[Batch]) -> Iterator[tuple[str, Any]]:
         queue = list(batches)
-        pending: dict[Future[Any], str] = {}
+        pending = self._pending = {}
         while queue or pending:
             while queue and len(pending) < self.workers:
                 key, payload = queue.pop(0)
                 pending[self._executor.submit(self._call, method, payload)] = key
             done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             for fut in done:
-                key = pending.pop(fut)
-                yield key, fut.result()
+                yield pending[fut], fut.result()
+                del pending[fut]  # given out once the driver asks for the next: Ctrl-C before leaves it to finished()
+
+    def finished(self) -> list[tuple[str, Any]]:
+        """The batches that finished whose results the driver may not have written (Ctrl-C while it wrote one: that
+        one and any other finished), as ``(key, result)``, without waiting for any in flight; a batch that raised is
+        left out. Each is given once."""
+        out = []
+        for fut, key in list(self._pending.items()):
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                del self._pending[fut]
+                out.append((key, fut.result()))
+        return out
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -137,6 +137,15 @@ class CallCache:
             return int(self._conn().execute("DELETE FROM calls").rowcount)
         return int(self._conn().execute("DELETE FROM calls WHERE model = ?", (model,)).rowcount)
 
+    def vacuum(self) -> bool:
+        """Give the space of deleted entries back to the file system (SQLite's ``VACUUM``); False, nothing changed,
+        when that cannot be done now (another process writing the file: after the busy timeout)."""
+        try:
+            self._conn().execute("VACUUM")
+        except sqlite3.Error:
+            return False
+        return True
+
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
@@ -380,10 +389,7 @@ def clear_cache(path: str | os.PathLike[str] | None = None, model: str | None = 
     try:
         deleted = cache.clear(model)
         left = len(cache)
-        try:
-            cache._conn().execute("VACUUM")  # give the space back; skipped when another process holds the file
-        except sqlite3.Error:
-            pass
+        cache.vacuum()  # give the space back; skipped when another process holds the file
     finally:
         cache.close()
     return {"path": str(p), "deleted": deleted, "left": left}

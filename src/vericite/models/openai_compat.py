@@ -59,6 +59,10 @@ class DeadlineExceededError(ServerUnreachableError):
     """No complete answer within the request's total time limit (``timeout``)."""
 
 
+class BackendClosedError(BackendError):
+    """A request of a backend that was closed (Ctrl-C, or the command ended) while it was waiting for the server."""
+
+
 class _Late(Exception):
     """Raised inside an exchange that ran past its deadline."""
 
@@ -136,6 +140,8 @@ class OpenAICompatBackend:
         self._server_model: str | None = None
         self._lock = threading.Lock()  # identity resolution
         self._count_lock = threading.Lock()
+        self._closed = threading.Event()
+        self._waiting: set[threading.Event] = set()  # the exchanges waiting for an answer: close() wakes them
         self.requests = 0  # HTTP requests sent, retries included
         self.retries = 0
 
@@ -198,8 +204,18 @@ class OpenAICompatBackend:
             finally:
                 done.set()
 
-        threading.Thread(target=work, name="vericite-http", daemon=True).start()
-        if not done.wait(max(0.0, deadline - time.monotonic())):
+        with self._count_lock:
+            self._waiting.add(done)
+        try:
+            threading.Thread(target=work, name="vericite-http", daemon=True).start()
+            answered = done.wait(max(0.0, deadline - time.monotonic()))
+        finally:
+            with self._count_lock:
+                self._waiting.discard(done)
+        if self._closed.is_set():  # close() woke it (or came before the send: httpx's "client has been closed")
+            abandoned.set()
+            raise self._closed_error()
+        if not answered:
             abandoned.set()
             raise _Late()
         if "error" in box:
@@ -212,6 +228,8 @@ class OpenAICompatBackend:
         last = ""
         attempts = 0
         for attempt in range(self.max_retries + 1):
+            if self._closed.is_set():
+                raise self._closed_error()
             attempts += 1
             with self._count_lock:
                 self.requests += 1
@@ -255,6 +273,9 @@ class OpenAICompatBackend:
                     raise self._late(attempts, last)
                 time.sleep(wait)
         raise ServerUnreachableError(f"model server at {self.base_url} unreachable after {attempts} attempts ({last})")
+
+    def _closed_error(self) -> BackendClosedError:
+        return BackendClosedError(f"the client of the model server at {self.base_url} was closed; the request was dropped")
 
     def _late(self, attempts: int, last: str) -> DeadlineExceededError:
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
@@ -402,6 +423,12 @@ class OpenAICompatBackend:
         return [float(v) for v in values]
 
     def close(self) -> None:
+        """Close the HTTP client. A request still waiting for its answer (a daemon thread after Ctrl-C) ends at once
+        with a ``BackendClosedError``, whatever the server sends later; none is sent after it."""
+        self._closed.set()
+        with self._count_lock:
+            for done in self._waiting:
+                done.set()
         self._client.close()
 
     def __repr__(self) -> str:

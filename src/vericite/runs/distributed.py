@@ -9,10 +9,12 @@ finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes 
 failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local run's. ``--resume`` after a killed
 driver takes the answers of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet (a driver killed
 while writing a batch's samples leaves part of that batch there) and sends only the other samples, in batches cut
-anew: nothing is lost, nothing answered twice. Progress: the pool is opened with a step board
-(``distributed.StepBoard``) to which each worker reports the question it is on and the steps a ``StepShowing``
-method names (:meth:`GenerationWorker.report_steps_to`); the driver reads it every :data:`STEP_POLL_S` and its
-progress line names the questions in flight with their steps (:func:`showing_steps`), as a local run's names its one.
+anew: nothing is lost, nothing answered twice. Ctrl-C with threads (``--concurrency``) checkpoints the batches they
+had finished that the driver had not written yet (:func:`keep_finished`) and waits for none in flight. Progress: the
+pool is opened with a step board (``distributed.StepBoard``) to which each worker reports the question it is on and
+the steps a ``StepShowing`` method names (:meth:`GenerationWorker.report_steps_to`); the driver reads it every
+:data:`STEP_POLL_S` and its progress line names the questions in flight with their steps (:func:`showing_steps`), as
+a local run's names its one.
 
 Evaluation: the answers not in the evaluation's checkpoint (``OUT/.evaluate-answers.jsonl``) go in batches to the
 workers, each an :class:`AnswerWorker` (the judges loaded once, the task's suite built once), which score each answer
@@ -202,11 +204,15 @@ def generate_pooled(
                 if pool is not None:
                     order = {s.id: i for i, s in enumerate(todo)}
                     with showing_steps(pool, advance, order, lambda sid: sid in outcomes or order[sid] < next_i, enabled=progress):
-                        for key, result in pool.map("answer", send):
-                            ck.put(key, result)
-                            for o in result:
-                                outcomes[str(o["id"])] = o
-                            flush(advance)
+                        try:
+                            for key, result in pool.map("answer", send):
+                                ck.put(key, result)
+                                for o in result:
+                                    outcomes[str(o["id"])] = o
+                                flush(advance)
+                        except KeyboardInterrupt:
+                            keep_finished(pool, ck)
+                            raise
         finally:
             if pool is not None:
                 pool.close()
@@ -215,6 +221,16 @@ def generate_pooled(
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, cfg.max_failures, last_error, kinds)
     return manifest
+
+
+def keep_finished(pool: Any, ck: Checkpoint) -> None:
+    """After Ctrl-C: the batches the workers finished that are not in the checkpoint yet (the one the driver was
+    writing, others done meanwhile) go there, so ``--resume`` does not ask for them again; nothing in flight is
+    waited for (a pool without ``finished``, Ray's, gives none)."""
+    finished = getattr(pool, "finished", None)
+    for key, result in finished() if callable(finished) else []:
+        if key not in ck:
+            ck.put(key, result)
 
 
 def _open(factory: Callable[[], Any], workers: int, ray: str | None, *, steps: bool = False) -> Pool:

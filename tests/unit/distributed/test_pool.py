@@ -132,3 +132,26 @@ def test_an_actor_s_driver_watch_exits_once_the_driver_is_killed_even_before_it_
         driver.kill()
         driver.wait()
     assert not _alive(driver.pid)
+
+
+def test_finished_gives_the_batches_done_that_the_driver_may_not_have_written():
+    """Ctrl-C while the driver writes the batch ``map`` gave it: ``finished`` gives that batch and every other one
+    done (not the one still in flight), each once, without waiting."""
+    hang.clear()
+    ran.clear()
+    pool = ThreadPool(Hanger, 3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for key, result in pool.map("run", [("b0", [0]), ("b1", [-1]), ("b2", [2])]):
+                while len(ran) < 3:
+                    time.sleep(0.01)
+                time.sleep(0.1)  # b1 is done too
+                raise KeyboardInterrupt
+        t0 = time.perf_counter()
+        got = sorted(pool.finished())
+        assert time.perf_counter() - t0 < 0.5
+        assert got == sorted([(key, result), ("b1" if key == "b0" else "b0", [-1] if key == "b0" else [0])])
+        assert pool.finished() == []
+    finally:
+        pool.close()
+        hang.set()

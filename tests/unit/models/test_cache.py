@@ -129,3 +129,26 @@ def test_concurrent_processes(tmp_path):
     fake = FakeBackend()
     out = CachedBackend(fake, cache).generate([user("q5"), user("q119"), user("shared")], GenParams())
     assert all(c.cached for c in out) and fake.n_calls == 0
+
+
+def test_vacuum_gives_the_space_back_and_is_skipped_while_another_writes(tmp_path):
+    """``vacuum`` (what ``vericite cache clear`` calls, no private method reached into): the file shrinks once
+    the entries are deleted; while another connection holds the write lock it says False and changes nothing."""
+    path = tmp_path / "calls.sqlite"
+    c = CallCache(path, timeout=0.2)
+    for i in range(300):
+        c.put(f"k{i}", "generate", {"text": "x" * 2000})
+    c.clear()
+    c.close()
+    full = path.stat().st_size
+    c = CallCache(path, timeout=0.2)
+    other = sqlite3.connect(path, isolation_level=None, timeout=0.2)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        assert c.vacuum() is False
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert c.vacuum() is True
+    c.close()
+    assert path.stat().st_size < full / 10

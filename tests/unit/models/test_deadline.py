@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from vericite.cli.main import cli
 from vericite.errors import BackendError
 from vericite.models import load_model
-from vericite.models.openai_compat import DeadlineExceededError, OpenAICompatBackend
+from vericite.models.openai_compat import BackendClosedError, DeadlineExceededError, OpenAICompatBackend
 from vericite.types import GenParams
 
 from tests.support.httpfake import FakeOpenAIServer
@@ -112,3 +112,18 @@ def test_a_run_resumes_with_another_time_limit(tmp_path, monkeypatch):
     generate_run(GenerateConfig(dataset="x", model="fake", timeout=10), tmp_path / "r", samples=samples[:1], backend=FakeBackend(), progress=False)
     m = generate_run(GenerateConfig(dataset="x", model="fake", timeout=60, request_retries=5), tmp_path / "r", samples=samples, backend=FakeBackend(), resume=True, progress=False)
     assert m["summary"]["n_done"] == 2 and m["config"]["timeout"] == 60
+
+
+def test_close_ends_a_waiting_request_at_once_and_sends_none_after():
+    """Ctrl-C with --concurrency: the driver closes the shared backend while daemon threads wait for the server;
+    their requests end at once with a BackendClosedError (not at the time limit, not with httpx's RuntimeError)."""
+    with FakeOpenAIServer(behaviour="hang") as srv:
+        b = OpenAICompatBackend("m", srv.base_url, timeout=30.0, max_retries=3, backoff=0.1)
+        threading.Timer(0.5, b.close).start()
+        err, seconds = call_within(lambda: b.generate([MSG], GenParams()), 5.0)
+        assert isinstance(err, BackendClosedError) and isinstance(err, BackendError) and "closed" in str(err), err
+        assert seconds < 2.0, seconds
+        sent = len(srv.requests)
+        with pytest.raises(BackendClosedError):
+            b.generate([MSG], GenParams())
+        assert len(srv.requests) == sent

@@ -1,0 +1,60 @@
+"""Ctrl-C in a pooled generate (``--concurrency``) while the driver writes one finished batch: every other batch the
+workers had finished by then goes into the checkpoint too (``ThreadPool.finished``), so ``--resume`` does not ask
+the model for any answer it had already given (with ``--no-cache`` it would be paid for twice)."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+
+import pytest
+
+from vericite.distributed import Checkpoint
+from vericite.models.fake import FakeBackend
+from vericite.runs.config import GenerateConfig
+from vericite.runs.distributed import generate_pooled
+from vericite.types import Sample, Triple
+
+
+def test_ctrl_c_while_a_batch_is_written_keeps_every_finished_batch(tmp_path, monkeypatch):
+    samples = [Sample(f"s{i:02d}", f"Question {i:02d}?", [Triple("Q1", "occupation", "painter", "Ann")]) for i in range(4)]
+    cfg = GenerateConfig(dataset="x", model="fake", knowledge="given", cache=False)
+    asked: list[str] = []
+
+    def reply(messages, params):
+        asked.append("s" + re.findall(r"Question (\d\d)[?]", messages[-1]["content"])[-1])
+        return "Ann was a painter [Q1, occupation: painter]."
+
+    def run(resume):
+        return generate_pooled(cfg, tmp_path / "r", ray=None, workers=2, resume=resume, samples=samples,
+                               backend_factory=lambda: FakeBackend(replies=reply), progress=False, batch_size=1)  # fmt: skip
+
+    real_put = Checkpoint.put
+    interrupted = threading.Event()
+
+    def put_then_ctrl_c(self, key, result):
+        real_put(self, key, result)
+        if not interrupted.is_set():  # the first batch written: Ctrl-C once the other one has finished too
+            interrupted.set()
+            end = time.monotonic() + 5
+            while len(asked) < 2 and time.monotonic() < end:
+                time.sleep(0.01)
+            time.sleep(0.2)  # its worker hands the answer back
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Checkpoint, "put", put_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        run(resume=False)
+    monkeypatch.setattr(Checkpoint, "put", real_put)
+    assert sorted(asked) == ["s00", "s01"]  # the batches not started were dropped
+    lines = (tmp_path / "r" / ".ray-calls.jsonl").read_text(encoding="utf-8")
+    assert lines.endswith("\n")
+    assert sorted(o["id"] for line in lines.splitlines() for o in json.loads(line)["result"]) == ["s00", "s01"]
+
+    asked.clear()
+    manifest = run(resume=True)
+    assert sorted(asked) == ["s02", "s03"]  # s00 and s01 from the checkpoint, neither asked again
+    ids = [json.loads(line)["id"] for line in (tmp_path / "r" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert ids == [s.id for s in samples] and manifest["status"] == "complete"
