@@ -5,31 +5,18 @@ the model for any answer it had already given (with ``--no-cache`` it would be p
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 
 import pytest
 
 from vericite.distributed import Checkpoint
-from vericite.models.fake import FakeBackend
-from vericite.runs.config import GenerateConfig
-from vericite.runs.distributed import generate_pooled
-from vericite.types import Sample, Triple
+
+from tests.support.pooled import counting_run
 
 
 def test_ctrl_c_while_a_batch_is_written_keeps_every_finished_batch(tmp_path, monkeypatch):
-    samples = [Sample(f"s{i:02d}", f"Question {i:02d}?", [Triple("Q1", "occupation", "painter", "Ann")]) for i in range(4)]
-    cfg = GenerateConfig(dataset="x", model="fake", knowledge="given", cache=False)
-    asked: list[str] = []
-
-    def reply(messages, params):
-        asked.append("s" + re.findall(r"Question (\d\d)[?]", messages[-1]["content"])[-1])
-        return "Ann was a painter [Q1, occupation: painter]."
-
-    def run(resume):
-        return generate_pooled(cfg, tmp_path / "r", ray=None, workers=2, resume=resume, samples=samples,
-                               backend_factory=lambda: FakeBackend(replies=reply), progress=False, batch_size=1)  # fmt: skip
+    samples, asked, run = counting_run(tmp_path / "r", 4, workers=2, batch_size=1)
 
     real_put = Checkpoint.put
     interrupted = threading.Event()

@@ -6,7 +6,6 @@ place, between two samples of one batch)."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -14,7 +13,9 @@ from vericite.models.fake import FakeBackend
 from vericite.runs.config import GenerateConfig
 from vericite.runs.distributed import generate_pooled
 from vericite.runs.rundir import RunDir
-from vericite.types import Sample, Triple
+from vericite.types import Sample
+
+from tests.support.pooled import counting_run
 
 
 class Killed(BaseException):
@@ -22,17 +23,7 @@ class Killed(BaseException):
 
 
 def test_a_driver_killed_mid_batch_resumes_without_asking_a_checkpointed_sample_again(tmp_path, monkeypatch):
-    samples = [Sample(f"s{i:02d}", f"Question {i:02d}?", [Triple("Q1", "occupation", "painter", "Ann")]) for i in range(12)]
-    cfg = GenerateConfig(dataset="x", model="fake", knowledge="given", cache=False)
-    asked: list[str] = []
-
-    def reply(messages, params):
-        asked.append("s" + re.findall(r"Question (\d\d)[?]", messages[-1]["content"])[-1])
-        return "Ann was a painter [Q1, occupation: painter]."
-
-    def run(resume):
-        return generate_pooled(cfg, tmp_path / "r", ray=None, workers=1, resume=resume, samples=samples,
-                               backend_factory=lambda: FakeBackend(replies=reply), progress=False, batch_size=3)  # fmt: skip
+    samples, asked, run = counting_run(tmp_path / "r", 12, workers=1, batch_size=3)
 
     real_append = RunDir.append
 
