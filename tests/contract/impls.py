@@ -268,6 +268,7 @@ IMPLS: list[Impl] = [
     Impl("judges", "llm:fake"),
     Impl("judges", "fake-3way"),
     Impl("judges", "llm3:fake"),
+    Impl("judges", "llm3c:fake"),
     Impl("judges", "llm4:fake"),
     Impl("judges", "autois:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),

@@ -39,7 +39,7 @@ TASKS: dict[str, str] = {
 
 
 @click.command("judge-eval")
-@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>")
+@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>; three-way (VitaminC's three labels): llm3:<model>, llm3c:<model> (calibrated), nli3:<model>")
 @click.option(
     "--task",
     type=click.Choice(sorted(TASKS)),
@@ -99,6 +99,13 @@ def judge_eval(
 
     Example: vericite judge-eval --judge llm:qwen2.5-coder-1.5b --data ../shared/data/vitaminc/dev.jsonl
     --limit 500 --out runs/j1
+
+    A three-way judge (llm3:, nli3:) on three-way gold labels (VitaminC's) also gets three-way balanced accuracy,
+    per-class F1 and confusion counts. llm3c:<model> is llm3 with contextual calibration: its label prior, asked
+    on content-free pairs ("N/A", "", "[MASK]"), divided out of every pair's probabilities; results.json records
+    that prior under calibration.
+
+    Example: vericite judge-eval --judge llm3c:qwen2.5-coder-1.5b --limit 500 --out runs/j3c
 
     --task alce-human measures the judge against ALCE's human citation labels: per sentence with citations (its
     cited passages as ALCE formats them, the sentence without markers) against the human sentence_recall_score,

@@ -228,8 +228,11 @@ def evaluate_items(
     judges: dict[str, Any] = {}
     if judge is not None:
         jid = judge_id(judge)
+        calibration = getattr(judge, "calibration", None)  # llm3c: its content-free prior (judges/calibrated.py)
         for purpose in task.judge_purposes:
             judges[purpose] = {"id": jid, "measured": measured_trust(jid, task.judge_trust)}
+            if callable(calibration):
+                judges[purpose]["calibration"] = calibration()
     metrics: dict[str, Any] = {}
     counts: dict[str, Any] = {"samples": len(items), "unparseable_outputs": sum(1 for it in items if not it.raw.strip()), "unparseable_judgements": 0}
     for run in runs:

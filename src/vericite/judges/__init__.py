@@ -6,6 +6,8 @@ Kinds (registered in ``vericite.registry.judges``; a plugin registers more the s
 * ``nli:<local folder or hub id>``: an NLI cross-encoder or TRUE-style seq2seq model (``judges/nli.py``);
 * ``llm:<model name>``: a prompted language model, P(yes) from next-token log-probs (``judges/llm.py``);
   the model is loaded with ``vericite.models.load_model`` and the same build context (threads, cache, server);
+* ``llm3:<model name>``, ``nli3:<model>``: three-way judges, supports / refutes / not_enough_info (``judges/three_way.py``);
+  ``llm3c:<model name>``: ``llm3`` with contextual calibration on content-free inputs (``judges/calibrated.py``);
 * ``fake`` and ``fake-4class``: deterministic keyword judges for tests (``vericite/fakes/judges.py``);
 * ``none``: no judge (``load_judge`` returns None).
 

@@ -45,11 +45,13 @@ def judge_model_identity(judge: Any) -> dict[str, Any] | None:
 
 def judge_identity(judge: Any) -> dict[str, Any]:
     """``judge`` (id), ``judge_kind``, ``judge_version``, ``judge_options``, ``prompt`` (an LLM judge's prompt
-    version) and ``model`` (:func:`judge_model_identity`), as judge-eval's results.json records them."""
+    version) and ``model`` (:func:`judge_model_identity`), as judge-eval's results.json records them; a calibrated
+    judge (``llm3c:``) adds ``calibration`` (its ``calibration()``: the content-free prior)."""
     jid = str(getattr(judge, "id", "") or type(judge).__name__)
     head, at, version = jid.rpartition("@")
     kind = (head if at else jid).split(":", 1)[0]
     options = getattr(judge, "options", None)
+    calibration = getattr(judge, "calibration", None)  # llm3c: its content-free prior (judges/calibrated.py)
     return {
         "judge": jid,
         "judge_kind": kind,
@@ -57,6 +59,7 @@ def judge_identity(judge: Any) -> dict[str, Any]:
         "judge_options": options() if callable(options) else None,
         "prompt": getattr(judge, "prompt_version", None),
         "model": judge_model_identity(judge),
+        **({"calibration": calibration()} if callable(calibration) else {}),
     }
 
 

@@ -5,6 +5,8 @@ say (supports, refutes, not_enough_info)?
   next-token log-probability mass of its words ("Supports", "Refutes", "Neutral", each summed over its
   spellings), from ``next_token_logprobs`` when the backend has it, else the first generated token's
   ``top_logprobs``. None of the words among them: ``status="unparseable"``, never a default verdict.
+  ``llm3c:<model>`` (``judges/calibrated.py``) is this judge with contextual calibration (its label prior on
+  content-free inputs divided out), under an id of its own.
 * ``nli3:<model>``: an NLI cross-encoder (``judges/nli.py``) read with its three classes: entailment ->
   supports, contradiction -> refutes, neutral -> not_enough_info (found by the names in ``config.id2label``).
 
@@ -83,7 +85,8 @@ class LLM3Judge:
     def messages(pair: JudgePair) -> list[Message]:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER.format(evidence=pair.evidence, claim=pair.claim)}]
 
-    def _rows(self, prompts: list[list[Message]]) -> list[dict[str, float]]:
+    def label_logprobs(self, prompts: list[list[Message]]) -> list[dict[str, float]]:
+        """Per prompt, the token -> log-probability map the label words are read from (one backend call)."""
         if isinstance(self.backend, NextTokenScorer):
             cands = [w for words in WORDS.values() for w in words]
             return [dict(r or {}) for r in self.backend.next_token_logprobs(prompts, cands)]
@@ -95,13 +98,17 @@ class LLM3Judge:
         out: list[Judgement | None] = [None] * len(pairs)
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            rows = self._rows([self.messages(pairs[i]) for i in idx])
+            rows = self.label_logprobs([self.messages(pairs[i]) for i in idx])
             if len(rows) != len(idx):
                 raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(idx)} judge prompts")
             for i, lps in zip(idx, rows):
                 scores, mass = label_probabilities(lps)
-                out[i] = three_way(self.id, pairs[i], scores, {"label_logmass": {k: round(v, 6) for k, v in mass.items()}})
+                out[i] = self.judgement(pairs[i], scores, mass)
         return [j for j in out if j is not None]
+
+    def judgement(self, pair: JudgePair, scores: dict[str, float] | None, mass: Mapping[str, float]) -> Judgement:
+        """One pair's judgement from its label probabilities and log-masses (the calibrated judge's differs)."""
+        return three_way(self.id, pair, scores, {"label_logmass": {k: round(v, 6) for k, v in mass.items()}})
 
 
 #: NLI class names (lower-cased) -> the three-way label

@@ -61,6 +61,9 @@ def judge_block(results: Mapping[str, Any]) -> str:
         rows.append(("prompt", esc(prompt_id(results.get("prompt") or results.get("prompt_version")))))
     if isinstance(results.get("judge_options"), Mapping) and results["judge_options"]:
         rows.append(("options", esc(", ".join(f"{k}={v}" for k, v in results["judge_options"].items()))))
+    prior = (results.get("calibration") or {}).get("content_free_prior") if isinstance(results.get("calibration"), Mapping) else None
+    if isinstance(prior, Mapping):  # llm3c: the label prior divided out of every pair's probabilities
+        rows.append(("content-free prior", esc(", ".join(f"{k} {fmt(v)}" for k, v in prior.items() if _num(v) is not None))))
     if isinstance(model, Mapping):
         rows.append(("model", esc(" · ".join(str(model[k]) for k in ("name", "backend", "model") if model.get(k))) or "—"))
         sha = model.get("sha256")
