@@ -33,7 +33,7 @@ def servers(monkeypatch, tmp_path):
         monkeypatch.setenv("OPENAI_BASE_URL", decoy.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
         monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))
-        monkeypatch.setattr("vericite.models.openai_compat._announced", set())
+        monkeypatch.setattr("vericite.models.openai_http._announced", set())
         rec = ConnectionRecorder({("127.0.0.1", given.port)}).install(monkeypatch)
         yield given, decoy, rec
 

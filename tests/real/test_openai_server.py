@@ -134,7 +134,7 @@ def test_api_key_is_sent_and_never_shown(server, monkeypatch):
     b = OpenAICompatBackend("smollm2", server["base_url"], api_key_env="VERICITE_TEST_KEY", max_retries=0)
     assert b.generate([MSG], GenParams(max_tokens=4))[0].text  # the server ignores keys: accepted
     with pytest.raises(BackendError) as e:
-        b._request("POST", "no/such/endpoint", {})
+        b.http.request("POST", "no/such/endpoint", {})
     assert "sk-test-secret" not in str(e.value)
 
 
@@ -168,7 +168,7 @@ def test_server_going_away_mid_run(server):
     finally:
         proc.terminate()
         proc.wait(15)
-    b.max_retries, b.backoff = 1, 0.01
+    b.http.max_retries, b.http.backoff = 1, 0.01
     with pytest.raises(ServerUnreachableError):
         b.generate([MSG], GenParams(max_tokens=4))
 

@@ -5,7 +5,7 @@ Names:
 - ``llamacpp:<path to .gguf>``: any local GGUF file (identity records its sha256);
 - ``openai:<model>``: any OpenAI-compatible server (``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's);
   its key (``api_key``, else ``$OPENAI_API_KEY``) never goes over plain http to another host than this machine,
-  and the key from ``$OPENAI_API_KEY`` sent to a server not OpenAI's is named on stderr once (``openai_compat``);
+  and the key from ``$OPENAI_API_KEY`` sent to a server not OpenAI's is named on stderr once (``openai_http``);
   ``timeout`` is its total time limit per request, ``retries`` how often a failed request is tried again;
 - ``fake`` or ``fake:<anything>``: the deterministic fake used by tests;
 - ``<backend>:<argument>`` for any other registered backend (plugins).

@@ -1,34 +1,15 @@
-"""Any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server, OpenAI itself) over plain HTTP.
+"""Any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server, OpenAI itself) as a model backend: chat messages
+and generation parameters made into requests, the answers' text, token counts and log-probabilities read back, the
+server's id for the model, and the registry's ``openai:<model>`` factory (``from_spec``).
 
-``base_url`` is the API root, with or without the trailing ``/v1`` (``http://localhost:8000`` and
-``http://localhost:8000/v1`` mean the same); without one, ``$OPENAI_BASE_URL``, else OpenAI's. Every request
-goes to that URL and nowhere else: redirects are not followed (a redirect is an error that names where it
-pointed), so the API key, read from the environment variable named by ``api_key_env`` at each request, goes
-only to the server that was named. The key is never logged or put into an error message.
-
-Where the key may go (checked when the backend is made, and again before each request):
-
-- never over plain ``http://`` to a host that is not this machine (``localhost``, ``*.localhost``, a loopback
-  address such as ``127.0.0.1`` or ``::1``; names are not resolved): with a key to send, that is a
-  ``BackendError`` of one line that says to use ``https://``, or to run the command without the variable
-  (``env -u OPENAI_API_KEY vericite ...``) when the server needs no key. Without a key, plain http is fine.
-- the key from the default variable ``$OPENAI_API_KEY`` is sent to a server other than OpenAI's
-  (``https://api.openai.com``) too (OpenAI-compatible servers often take it), but not silently: the first
-  request that carries it prints one line on stderr naming the host that receives it (once per host and
-  process). A key the caller named (``api_key``, or another ``api_key_env``) is sent without that line.
-
-``timeout`` is a total time limit per request, retries and their waits included: the answer is read in chunks
-against a monotonic deadline, so a server that hangs, or sends one byte now and then, costs at most that long.
-Connect errors, timeouts, 429 and 5xx answers are retried with exponential backoff (honouring
-``Retry-After``), at most ``max_retries`` times and never past the deadline; then one clear ``BackendError``
-line.
+The requests go through ``openai_http.OpenAIHTTPClient`` (the backend's ``http``), which says where they go and
+where the API key may go: ``base_url`` (with or without the trailing ``/v1``; without one, ``$OPENAI_BASE_URL``,
+else OpenAI's) and nowhere else, the key never over plain ``http://`` to another host than this machine, and
+``timeout`` a total time limit per request, retries included.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import os
-import sys
 import threading
 import time
 from typing import Any, Sequence
@@ -39,54 +20,9 @@ from ..errors import BackendError
 from ..stats import logsumexp
 from ..threads import daemon_map
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
-from .openai_wire import error_message, snippet, top_logprobs
-
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-OPENAI_HOST = "api.openai.com"
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-MAX_RETRY_AFTER = 60.0
-DEFAULT_TIMEOUT = 300.0  # seconds per request, retries included
-DEFAULT_RETRIES = 3
-_TRANSFER_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
-
-
-class ServerUnreachableError(BackendError):
-    """No answer from the server after every retry (as opposed to an answer that says no)."""
-
-
-class DeadlineExceededError(ServerUnreachableError):
-    """No complete answer within the request's total time limit (``timeout``)."""
-
-
-class BackendClosedError(BackendError):
-    """A request of a backend that was closed (Ctrl-C, or the command ended) while it was waiting for the server."""
-
-
-class _Late(Exception):
-    """Raised inside an exchange that ran past its deadline."""
-
-
-_announced: set[str] = set()  # hosts told on stderr that they receive the key from $OPENAI_API_KEY
-_announce_lock = threading.Lock()
-
-
-def is_loopback(host: str) -> bool:
-    """``localhost``, ``*.localhost`` or a loopback address (127.0.0.0/8, ``::1``); a name is not resolved."""
-    h = host.strip("[]").lower().rstrip(".")
-    if h == "localhost" or h.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(h).is_loopback
-    except ValueError:
-        return False
-
-
-def normalise_base_url(url: str) -> str:
-    url = url.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
-        raise BackendError(f"base URL must start with http:// or https://, not {url!r}")
-    return url if url.endswith("/v1") else url + "/v1"
+from .openai_http import DEFAULT_KEY_ENV, DEFAULT_RETRIES, DEFAULT_TIMEOUT, OpenAIHTTPClient, ServerUnreachableError
+from .openai_http import BackendClosedError, DeadlineExceededError  # noqa: F401  (re-exported: the errors its calls raise)
+from .openai_wire import snippet, top_logprobs
 
 
 class OpenAICompatBackend:
@@ -95,7 +31,8 @@ class OpenAICompatBackend:
 
     ``timeout``: the most one request may take, in seconds, retries included. ``generate`` sends up to
     ``concurrency`` requests at a time; the waits between retries are ``backoff * 2**attempt`` seconds, at most
-    ``max_backoff`` (or the server's ``Retry-After``, at most 60 s)."""
+    ``max_backoff`` (or the server's ``Retry-After``, at most 60 s). ``http``: the ``OpenAIHTTPClient`` that sends
+    them (``timeout``, ``max_retries``, ``requests`` and ``retries`` are read off it)."""
 
     backend = "openai"
 
@@ -116,178 +53,47 @@ class OpenAICompatBackend:
     ) -> None:
         if not model:
             raise BackendError("the OpenAI-compatible backend needs a model name, e.g. openai:gpt-4o-mini")
-        if not timeout or float(timeout) <= 0:
-            raise BackendError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.model = model
-        self.base_url = normalise_base_url(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
-        self.api_key_env = api_key_env
-        self._api_key = api_key  # given by the caller: used before the environment variable; never shown
-        url = httpx.URL(self.base_url)
-        self._host = url.host
-        host = f"[{url.host}]" if ":" in url.host else url.host
-        self._host_port = f"{host}:{url.port}" if url.port else host
-        self._key_over_plain_http = url.scheme == "http" and not is_loopback(url.host)
-        self._announce_key = api_key is None and api_key_env == DEFAULT_KEY_ENV and url.host != OPENAI_HOST
-        self._key()  # refuse now, before any work, rather than at the first request
-        self.timeout = float(timeout)
-        self.max_retries = max(0, int(max_retries))
-        self.backoff = float(backoff)
-        self.max_backoff = float(max_backoff)
+        # where requests go, their time limit and retries, and where the key may go: openai_http
+        self.http = OpenAIHTTPClient(
+            base_url,
+            api_key_env=api_key_env,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            transport=transport,
+        )
+        self.base_url = self.http.base_url
         self.concurrency = max(1, int(concurrency))
         self.name = name or f"openai:{model}"
-        # never follow a redirect: the key would go with it to wherever it points
-        self._client = httpx.Client(timeout=httpx.Timeout(self.timeout), transport=transport, follow_redirects=False)
         self._server_model: str | None = None
         self._lock = threading.Lock()  # identity resolution
-        self._count_lock = threading.Lock()
-        self._closed = threading.Event()
-        self._waiting: set[threading.Event] = set()  # the exchanges waiting for an answer: close() wakes them
-        self.requests = 0  # HTTP requests sent, retries included
-        self.retries = 0
 
-    # ------------------------------------------------------------------ HTTP
+    # the client's settings and counts, read here too (set them on ``http``)
 
-    def _key(self) -> str | None:
-        """The key to send, or None; a ``BackendError`` where it would travel over plain http to another host."""
-        key = self._api_key or os.environ.get(self.api_key_env) or None
-        if key and self._key_over_plain_http:
-            where = "the API key given" if self._api_key else f"the API key from ${self.api_key_env}"
-            raise BackendError(
-                f"refusing to send {where} over plain http to {self._host_port}, which is not this machine: "
-                f"use an https:// URL, or run without the key (env -u {self.api_key_env} ...) if the server needs none"
-            )
-        return key
+    @property
+    def timeout(self) -> float:
+        return self.http.timeout
 
-    def _headers(self) -> dict[str, str]:
-        h = {"Content-Type": "application/json"}
-        key = self._key()
-        if key:
-            if self._announce_key:
-                self._announce()
-            h["Authorization"] = f"Bearer {key}"
-        return h
+    @property
+    def max_retries(self) -> int:
+        return self.http.max_retries
 
-    def _announce(self) -> None:
-        with _announce_lock:
-            if self._host_port in _announced:
-                return
-            _announced.add(self._host_port)
-        print(
-            f"vericite: sending the API key from ${DEFAULT_KEY_ENV} to {self._host_port}, not OpenAI's server "
-            f"(run without it, env -u {DEFAULT_KEY_ENV} ..., if this server needs none)",
-            file=sys.stderr,
-            flush=True,
-        )
+    @property
+    def requests(self) -> int:
+        """HTTP requests sent, retries included."""
+        return self.http.requests
 
-    def _exchange(self, method: str, url: str, payload: dict[str, Any] | None, deadline: float) -> httpx.Response:
-        """One HTTP request whose answer is read completely before ``deadline`` (a ``time.monotonic()`` value),
-        else ``_Late``. It runs in a helper thread, so the caller is free at the deadline even when the server
-        is silent; the helper stops at its next chunk, or when its socket times out."""
-        box: dict[str, Any] = {}
-        done, abandoned = threading.Event(), threading.Event()
-        headers = self._headers()
-
-        def work() -> None:
-            try:
-                left = max(0.001, deadline - time.monotonic())
-                with self._client.stream(method, url, json=payload, headers=headers, timeout=httpx.Timeout(left)) as r:
-                    body = bytearray()
-                    for chunk in r.iter_bytes():
-                        body += chunk
-                        if abandoned.is_set() or time.monotonic() > deadline:
-                            raise _Late()
-                    # the body is decoded already: keep the headers that do not describe its transfer
-                    kept = [(k, v) for k, v in r.headers.multi_items() if k.lower() not in _TRANSFER_HEADERS]
-                    box["response"] = httpx.Response(r.status_code, headers=kept, content=bytes(body), request=r.request)
-            except BaseException as e:  # noqa: BLE001 - handed to the caller
-                box["error"] = e
-            finally:
-                done.set()
-
-        with self._count_lock:
-            self._waiting.add(done)
-        try:
-            threading.Thread(target=work, name="vericite-http", daemon=True).start()
-            answered = done.wait(max(0.0, deadline - time.monotonic()))
-        finally:
-            with self._count_lock:
-                self._waiting.discard(done)
-        if self._closed.is_set():  # close() woke it (or came before the send: httpx's "client has been closed")
-            abandoned.set()
-            raise self._closed_error()
-        if not answered:
-            abandoned.set()
-            raise _Late()
-        if "error" in box:
-            raise box["error"]
-        return box["response"]  # type: ignore[no-any-return]
-
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        url = f"{self.base_url}/{path.lstrip('/')}"
-        deadline = time.monotonic() + self.timeout
-        last = ""
-        attempts = 0
-        for attempt in range(self.max_retries + 1):
-            if self._closed.is_set():
-                raise self._closed_error()
-            attempts += 1
-            with self._count_lock:
-                self.requests += 1
-                self.retries += 1 if attempt else 0
-            wait = min(self.max_backoff, self.backoff * (2**attempt))
-            try:
-                r = self._exchange(method, url, payload, deadline)
-            except _Late:
-                raise self._late(attempts, last) from None
-            except (httpx.TransportError, httpx.TimeoutException) as e:
-                # connect errors, timeouts, dropped connections: the server may come back
-                last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-                if time.monotonic() >= deadline:
-                    raise self._late(attempts, last) from None
-            else:
-                if r.status_code < 300:
-                    try:
-                        data = r.json()
-                    except ValueError:
-                        raise BackendError(f"bad response from {url}: not JSON ({snippet(r.text)})") from None
-                    if not isinstance(data, dict):
-                        raise BackendError(f"bad response from {url}: expected a JSON object")
-                    return data
-                if r.status_code < 400:
-                    where = r.headers.get("location")
-                    raise BackendError(
-                        f"{url} answered HTTP {r.status_code}, a redirect{' to ' + snippet(where, 120) if where else ''}; "
-                        "it is not followed, so the API key goes only to the base URL: give the server's own URL as --base-url"
-                    )
-                if r.status_code not in RETRY_STATUS and r.status_code < 500:
-                    raise BackendError(f"{url} answered HTTP {r.status_code}: {error_message(r)}")
-                last = f"HTTP {r.status_code}: {error_message(r)}"
-                retry_after = r.headers.get("retry-after")
-                if retry_after:
-                    try:
-                        wait = min(MAX_RETRY_AFTER, max(wait, float(retry_after)))
-                    except ValueError:
-                        pass
-            if attempt < self.max_retries:
-                if time.monotonic() + wait >= deadline:
-                    raise self._late(attempts, last)
-                time.sleep(wait)
-        raise ServerUnreachableError(f"model server at {self.base_url} unreachable after {attempts} attempts ({last})")
-
-    def _closed_error(self) -> BackendClosedError:
-        return BackendClosedError(f"the client of the model server at {self.base_url} was closed; the request was dropped")
-
-    def _late(self, attempts: int, last: str) -> DeadlineExceededError:
-        tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
-        return DeadlineExceededError(
-            f"model server at {self.base_url}: no complete answer within the time limit of {self.timeout:g} s "
-            f"({tries}{'; last: ' + last if last else ''}); raise it with --timeout"
-        )
+    @property
+    def retries(self) -> int:
+        return self.http.retries
 
     # ------------------------------------------------------------------ identity
 
     def server_models(self) -> list[str]:
-        data = self._request("GET", "models")
+        data = self.http.request("GET", "models")
         return [str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict) and m.get("id")]
 
     def identity(self) -> ModelIdentity:
@@ -339,7 +145,7 @@ class OpenAICompatBackend:
 
     def _generate_one(self, messages: Sequence[Message], params: GenParams) -> Completion:
         t0 = time.perf_counter()
-        data = self._request("POST", "chat/completions", self._chat_payload(messages, params))
+        data = self.http.request("POST", "chat/completions", self._chat_payload(messages, params))
         try:
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
@@ -395,7 +201,7 @@ class OpenAICompatBackend:
     def _score_one(self, text: str) -> list[float]:
         payload = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
         try:
-            data = self._request("POST", "completions", payload)
+            data = self.http.request("POST", "completions", payload)
         except ServerUnreachableError:
             raise
         except BackendError as e:
@@ -425,11 +231,7 @@ class OpenAICompatBackend:
     def close(self) -> None:
         """Close the HTTP client. A request still waiting for its answer (a daemon thread after Ctrl-C) ends at once
         with a ``BackendClosedError``, whatever the server sends later; none is sent after it."""
-        self._closed.set()
-        with self._count_lock:
-            for done in self._waiting:
-                done.set()
-        self._client.close()
+        self.http.close()
 
     def __repr__(self) -> str:
         return f"OpenAICompatBackend({self.model!r}, {self.base_url!r})"

@@ -1,5 +1,5 @@
 """The wire format of OpenAI-compatible servers, read: top log-probabilities of a chat completion, and error
-messages made into one short printable line (``openai_compat``'s helpers)."""
+messages made into one short printable line (``openai_http``'s and ``openai_compat``'s helpers)."""
 
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def test_gives_up_after_bounded_retries_with_one_line():
 
 def test_backoff_is_exponential(monkeypatch):
     sleeps = []
-    monkeypatch.setattr("vericite.models.openai_compat.time.sleep", sleeps.append)
+    monkeypatch.setattr("vericite.models.openai_http.time.sleep", sleeps.append)
     s = Script(httpx.ConnectError("refused"))
     with pytest.raises(ServerUnreachableError, match="ConnectError"):
         backend(s, max_retries=3, backoff=0.25).generate([MSG], GenParams())
@@ -191,7 +191,7 @@ def test_base_url_validation():
 
 @pytest.fixture()
 def fresh_announcements(monkeypatch):
-    monkeypatch.setattr("vericite.models.openai_compat._announced", set())
+    monkeypatch.setattr("vericite.models.openai_http._announced", set())
 
 
 @pytest.mark.parametrize("url", ["http://server.test:8000", "http://10.0.0.5:8000/v1", "http://127.0.0.1.example.com"])
