@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
 from ..types import JudgePair, Judgement
-from .three_way import LABELS, LLM3Judge, label_probabilities, three_way
+from .three_way import LABELS, LLM3Judge, label_probabilities, model_of_spec, three_way
 
 #: the content-free strings (evidence and claim both set to each), Zhao et al.'s "N/A", "" and "[MASK]"
 CONTENT_FREE = ("N/A", "", "[MASK]")
@@ -113,9 +113,9 @@ class CalibratedLLM3Judge(LLM3Judge):
 
 
 def llm3c_from_spec(arg: str, *, ctx: Any, **options: Any) -> CalibratedLLM3Judge:
-    """Registry factory: ``llm3c:<model name>``."""
+    """Registry factory: ``llm3c:<model name>[@1]``."""
     if not arg:
         raise VericiteError("the calibrated three-way judge needs a model: llm3c:<model name> (see `vericite models`)")
     from ..models import model_loader
 
-    return CalibratedLLM3Judge(model_loader(ctx)(arg), **options)
+    return CalibratedLLM3Judge(model_loader(ctx)(model_of_spec(arg, "llm3c")), **options)

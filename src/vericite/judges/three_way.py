@@ -141,13 +141,26 @@ class NLI3Judge:
         return out
 
 
+def model_of_spec(arg: str, kind: str) -> str:
+    """The model of a three-way LLM judge's spec: ``qwen2.5-coder-1.5b`` or, as the judge's id shows it,
+    ``qwen2.5-coder-1.5b@1`` (the number of its one prompt, ``judge-3way@1``), so an id from a results file can be
+    passed back as a spec; another number is refused in one line."""
+    name, at, number = arg.rpartition("@")
+    if not at:
+        return arg
+    known = PROMPT_ID.rpartition("@")[2]
+    if number.strip() != known or not name.strip():
+        raise VericiteError(f"{kind}:{arg}: want {kind}:<model name> or {kind}:<model name>@{known} (its one prompt, {PROMPT_ID})")
+    return name.strip()
+
+
 def llm3_from_spec(arg: str, *, ctx: Any, **options: Any) -> LLM3Judge:
-    """Registry factory: ``llm3:<model name>``."""
+    """Registry factory: ``llm3:<model name>[@1]``."""
     if not arg:
         raise VericiteError("the llm3 judge needs a model: llm3:<model name> (see `vericite models`)")
     from ..models import model_loader
 
-    return LLM3Judge(model_loader(ctx)(arg), **options)
+    return LLM3Judge(model_loader(ctx)(model_of_spec(arg, "llm3")), **options)
 
 
 def nli3_from_spec(arg: str, *, ctx: Any, **options: Any) -> NLI3Judge:

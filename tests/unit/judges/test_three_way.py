@@ -59,3 +59,14 @@ def test_nli3_maps_the_classes_and_refuses_two_class_models():
 
     with pytest.raises(VericiteError, match="three-class"):
         NLI3Judge(Two())
+
+
+@pytest.mark.parametrize("kind", ["llm3", "llm3c"])
+def test_a_three_way_llm_judges_id_is_a_spec_too(kind):
+    from vericite import registry
+    from vericite.errors import VericiteError
+
+    judge = registry.create("judges", f"{kind}:fake@1")  # the id results.json shows, passed back
+    assert judge.id == f"{kind}:fake@1" and registry.create("judges", f"{kind}:fake").id == judge.id
+    with pytest.raises(VericiteError, match=f"want {kind}:<model name> or {kind}:<model name>@1"):
+        registry.create("judges", f"{kind}:fake@2")
