@@ -268,6 +268,7 @@ class VtgMethod:
             tracer.count("repeat_retries")
             trial.retries.append({"seed": seed, "raw": trial.raw})
             r += 1
+            self._step(f"sentence {len(written) + 1}, trial {trial.trial + 1}, repeat drawn again ({r} of {retries})")
 
     def find_evidence(self, sample: Sample, written: Sequence[str], sentence: str, memory: Memory, trial: Trial, tracer: Tracer, search: Any, ask: Any) -> None:
         o = self.opts

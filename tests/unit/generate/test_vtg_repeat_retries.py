@@ -108,3 +108,12 @@ def test_a_resumed_folder_sets_the_retries_it_was_written_with():
     assert m.upgrade_manifest({**before, "repeat_retries": 2})["repeat_retries"] == 2
     with pytest.raises(Exception, match="repeat_retries"):
         method(scripted([]), repeat_retries=-1)
+
+
+def test_the_progress_line_says_a_repeat_is_drawn_again():
+    m = method(restating([PARIS, ROME, BERLIN], PARIS_AGAIN, CITES), min_sentences=3)
+    steps: list[str] = []
+    m.report_step = steps.append
+    answer(m)
+    assert "sentence 2, trial 1, repeat drawn again (1 of 2)" in steps, steps
+    assert steps.index("sentence 2, trial 1") < steps.index("sentence 2, trial 1, repeat drawn again (1 of 2)")
