@@ -118,6 +118,8 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
         opts = VtgOptions(**method_args)
     except ValidationError as e:
         raise VericiteError(f"method vtg: invalid {validation_message(e)}") from None
+    if opts.min_sentences > opts.max_sentences:
+        raise VericiteError(f"method vtg: min_sentences ({opts.min_sentences}) is more than max_sentences ({opts.max_sentences}): End. would never be offered")
     if opts.documents == "retrieve" and retriever is None and not opts.index:
         raise VericiteError("method vtg: documents=retrieve needs an index: pass --index DIR (see `vericite docs index`)")
     model = arg or DEFAULT_MODEL

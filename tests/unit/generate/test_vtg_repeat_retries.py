@@ -117,3 +117,11 @@ def test_the_progress_line_says_a_repeat_is_drawn_again():
     answer(m)
     assert "sentence 2, trial 1, repeat drawn again (1 of 2)" in steps, steps
     assert steps.index("sentence 2, trial 1") < steps.index("sentence 2, trial 1, repeat drawn again (1 of 2)")
+
+
+def test_min_sentences_above_max_sentences_is_refused_in_one_line():
+    from vericite.errors import VericiteError
+
+    with pytest.raises(VericiteError, match=r"min_sentences \(4\) is more than max_sentences \(3\)"):
+        method(scripted([PARIS], cites=CITES), min_sentences=4, max_sentences=3)
+    assert method(scripted([PARIS], cites=CITES), min_sentences=3, max_sentences=3).opts.min_sentences == 3
