@@ -1,4 +1,4 @@
-"""Pools of workers (Ray actors, or threads) and the per-batch checkpoint; see the package's doc."""
+"""Pools of workers (Ray actors, or threads); see the package's doc. The per-batch checkpoint is ``checkpoint.py``'s (re-exported)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
-from .. import jsonl
 from ..errors import VericiteError
 from ..progress import warn
 from ..threads import DaemonExecutor
@@ -18,6 +16,7 @@ from .shipping import error_line, install_entries, installed_then, shipped_entri
 from .actor_side import DRIVER_WATCH_S, driver_alive, node_id, process_started, reconstructed, watch_driver  # noqa: F401  (DRIVER_WATCH_S, driver_alive re-exported)
 from . import steps as steps_module
 from .steps import RESTARTED, STEP_TIMEOUT_S, RayReporter, StepBoard  # noqa: F401  (RESTARTED re-exported; STEP_PUSH_S is read from steps at the pool's start, patch it there)
+from .checkpoint import Checkpoint  # noqa: F401  (re-exported)
 from .fit import FREE_WAIT_S, START_ENV, START_TIMEOUT_S, cpus, fit_workers, free_cpus, probe, start_timeout, workers_word  # noqa: F401  (FREE_WAIT_S, START_TIMEOUT_S re-exported)
 
 Batch = tuple[str, Any]  # (key, payload)
@@ -44,12 +43,14 @@ class _Holder:
     """What runs in a worker: the object the factory builds (once, at the first batch), and its method calls. With a
     ``reporter`` (a pool with steps), an object that has ``report_steps_to(report)`` is given it once built. With
     ``driver`` (the driver's process id, Ray node and start time), a Ray actor on the driver's node exits as soon as the driver's
-    process is gone (:func:`watch_driver`)."""
+    process is gone (:func:`watch_driver`). ``close()`` closes the object built, once (:func:`close_built`)."""
 
     def __init__(self, factory: Callable[[], Any], reporter: Callable[[str, str | None], None] | None = None, driver: tuple[int, str, str | None] | None = None) -> None:
         self._factory = factory
         self._reporter = reporter
         self._obj: Any = None
+        self._closed = False
+        self.busy = False  # a ThreadPool's: a call under way (set and read under the pool's lock)
         if isinstance(reporter, RayReporter) and reconstructed():
             reporter.restarted()  # the lost process's items are not shown at its last step while this one starts
         if driver is not None and driver[1] == node_id():  # a Ray actor on its driver's machine: it watches it
@@ -67,13 +68,36 @@ class _Holder:
     def pid(self) -> int:
         return os.getpid()
 
+    def close(self) -> None:
+        """Close the object built (when it has ``close()``), once; a later ``close`` does nothing."""
+        obj, self._obj, closed, self._closed = self._obj, None, self._closed, True
+        if not closed and obj is not None:
+            close_built(obj)
+
+
+def close_built(obj: Any) -> None:
+    """``obj.close()`` when it has one (``protocols.Closeable``); a close that fails is a warning, not an error: it
+    runs as a pool ends, after its results are written (or after Ctrl-C)."""
+    from ..protocols import Closeable
+
+    if isinstance(obj, Closeable):
+        try:
+            obj.close()
+        except Exception as e:  # noqa: BLE001 - a worker's close does not stop the run's end
+            warn(f"warning: {e if isinstance(e, VericiteError) else error_line(e)} (on close, of a worker's copy, as the pool closes)")
+
 
 class ThreadPool:
     """``workers`` threads, each with its own object built by ``factory``; at most ``workers`` batches in flight.
     ``steps``: the workers report what they are on to a :class:`StepBoard` (``steps()``). The threads are daemon
     threads (:class:`~vericite.threads.DaemonExecutor`): ``close`` drops the batches not started and waits for none
     in flight, so Ctrl-C returns at once; a batch that ends after it is given to nobody (nothing is written of it).
-    ``finished()`` gives the batches done before it that the driver may not have written."""
+    ``finished()`` gives the batches done before it that the driver may not have written.
+
+    ``close`` also closes the objects the workers built (their judges, their models' clients, their call caches:
+    whatever the object's own ``close()`` closes), each once: those of idle workers at once, and a worker's whose
+    call is under way by that worker as soon as its call returns, so that nothing is closed under a call in flight
+    (a local model's weights) and Ctrl-C still waits for no call. A call that would start after ``close`` is refused."""
 
     def __init__(self, factory: Callable[[], Any], workers: int, *, steps: bool = False) -> None:
         self.workers = max(1, int(workers))
@@ -82,12 +106,27 @@ class ThreadPool:
         self._local = threading.local()
         self._executor = DaemonExecutor(self.workers, thread_name_prefix="vericite-worker")
         self._pending: dict[Future[Any], str] = {}  # the batches submitted and not given out yet
+        self._holders: list[_Holder] = []  # each worker thread's, for close()
+        self._lock = threading.Lock()  # the holders, their ``busy`` and ``_closed``
+        self._closed = False
 
     def _call(self, method: str, payload: Any) -> Any:
-        holder = getattr(self._local, "holder", None)
-        if holder is None:
-            holder = self._local.holder = _Holder(self._factory, self._board.report if self._board is not None else None)
-        return holder.call(method, payload)
+        with self._lock:
+            if self._closed:  # a call taken from the queue as the pool closed: its result would go to nobody
+                raise VericiteError("the pool of workers was closed")
+            holder = getattr(self._local, "holder", None)
+            if holder is None:
+                holder = self._local.holder = _Holder(self._factory, self._board.report if self._board is not None else None)
+                self._holders.append(holder)
+            holder.busy = True
+        try:
+            return holder.call(method, payload)
+        finally:
+            with self._lock:
+                holder.busy = False
+                closed = self._closed
+            if closed:  # the pool closed during this call: this worker closes its own object now that it is over
+                holder.close()
 
     def steps(self) -> dict[str, str] | None:
         return self._board.snapshot() if self._board is not None else {}
@@ -117,6 +156,11 @@ class ThreadPool:
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._closed = True
+            idle = [h for h in self._holders if not h.busy]
+        for holder in idle:
+            holder.close()
 
 
 # --------------------------------------------------------------------------- Ray
@@ -298,17 +342,27 @@ class RayPool:
             raise VericiteError(f"a Ray worker was lost and could not be restarted ({type(e).__name__}); rerun with --resume") from None
 
     def close(self) -> None:
-        """The batches in flight cancelled (so Ray does not say it will run them again), then the actors killed at
-        once, in the middle of a batch if need be: after Ctrl-C or an error no worker goes on asking its model.
+        """The batches in flight cancelled (so Ray does not say it will run them again), the idle actors asked to
+        close what they built (at most :data:`RAY_CLOSE_S`), then the actors killed at once, in the middle of a batch
+        if need be: after Ctrl-C or an error no worker goes on asking its model.
         Nothing is lost: what a batch finished is written by the driver as it comes back (its checkpoint), and a
         batch in flight was not."""
         ray = self._ray
+        busy = {id(actor) for _, actor in self._inflight.values()}
         for ref in list(self._inflight):
             try:
                 ray.cancel(ref)
             except Exception:  # noqa: BLE001 - a task already finished or gone
                 pass
         self._inflight.clear()
+        # the idle actors close the objects they built (their models' clients, their call caches) before they are
+        # killed, for at most RAY_CLOSE_S; a busy one is not asked (its close would wait behind its batch): its
+        # process ends with the kill, and what it held with it (sockets; SQLite's WAL survives a killed writer)
+        try:
+            idle = [a.close.remote() for a in self._actors if id(a) not in busy]
+            ray.wait(idle, num_returns=len(idle), timeout=RAY_CLOSE_S) if idle else None
+        except Exception:  # noqa: BLE001 - actors already gone (or without close): they are killed next all the same
+            pass
         for a in [*self._actors, *([self._board] if self._board is not None else [])]:
             try:
                 ray.kill(a)
@@ -319,6 +373,8 @@ class RayPool:
             ray.shutdown()
 
 
+#: seconds ``RayPool.close()`` gives its idle actors to close what they built before it kills them
+RAY_CLOSE_S = 2.0
 #: seconds between two readings of Ray's actor table by ``RayPool.steps()`` (the driver reads the steps every second)
 RESTARTS_LOOK_S = 1.0
 
@@ -355,43 +411,3 @@ def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None, 
     if ray:
         return RayPool(factory, workers, ray, steps=steps)
     return ThreadPool(factory, workers, steps=steps)
-
-
-# --------------------------------------------------------------------------- the checkpoint
-
-
-class Checkpoint:
-    """``OUT/.ray-calls.jsonl``: one fsynced line ``{"key", "result"}`` per finished batch. Opened with
-    ``resume``, the batches already there are read back (a torn last line, from a killed driver, is cut first);
-    without it the file starts empty."""
-
-    NAME = ".ray-calls.jsonl"
-
-    def __init__(self, folder: str | os.PathLike[str], resume: bool = False) -> None:
-        self.path = Path(folder) / self.NAME
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._done: dict[str, Any] = {}
-        if resume and self.path.exists():
-            jsonl.cut_torn_line(self.path)
-            for line in jsonl.read_appended(self.path):
-                if isinstance(line, dict) and "key" in line:
-                    self._done[str(line["key"])] = line.get("result")
-        else:
-            self.path.write_text("", encoding="utf-8")
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._done
-
-    def __len__(self) -> int:
-        return len(self._done)
-
-    def get(self, key: str) -> Any:
-        return self._done.get(key)
-
-    def keys(self) -> list[str]:
-        """The keys of the batches checkpointed, in the order written."""
-        return list(self._done)
-
-    def put(self, key: str, result: Any) -> None:
-        jsonl.append(self.path, {"key": key, "result": result})
-        self._done[key] = result

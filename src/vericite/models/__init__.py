@@ -130,4 +130,25 @@ def with_cache(backend: Any, cache: Any) -> Any:
         return backend
     from .cache import CachedBackend, open_cache
 
-    return CachedBackend(backend, open_cache(cache))
+    opened = open_cache(cache)
+    return CachedBackend(backend, opened, owns_cache=opened is not cache)  # a cache opened here is the wrapper's to close
+
+
+def release(backend: Any) -> None:
+    """Close a backend its caller loaded (:func:`load_model`, through any wrappers: the call cache, a usage meter):
+    its client (an ``openai:`` model's HTTP client) and the call cache it opened; a local model's weights, which the
+    process shares (``models/local.py``), stay loaded for the others and are closed at exit, only the wrappers'
+    own call caches are closed."""
+    from ..protocols import Closeable
+    from .cache import CachedBackend
+    from .local import shared_by_process
+
+    chain = [backend]
+    while hasattr(chain[-1], "__dict__") and vars(chain[-1]).get("backend") is not None and len(chain) < 16:
+        chain.append(vars(chain[-1])["backend"])
+    if shared_by_process(chain[-1]):
+        for b in chain:
+            if isinstance(b, CachedBackend):
+                b.close_cache()
+    elif isinstance(backend, Closeable):
+        backend.close()

@@ -75,6 +75,8 @@ class CallCache:
         make_folder(self.path.parent, "call cache folder", NO_CACHE)
         self._timeout = timeout
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._conns: dict[threading.Thread, sqlite3.Connection] = {}  # every connection open, by the thread it serves
         self.hits = 0
         self.misses = 0
         self._setup()
@@ -93,13 +95,21 @@ class CallCache:
                         raise
 
     def _conn(self) -> sqlite3.Connection:
+        """This thread's connection (one per thread), opened at its first use and after :meth:`close`."""
         conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+        if conn is None or self._conns.get(threading.current_thread()) is not conn:  # none yet, or closed by close()
+            # check_same_thread=False only so that close() (another thread) may close it; only this thread uses it
+            conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._local.conn = conn
+            with self._lock:
+                gone = [t for t in self._conns if not t.is_alive()]  # threads that ended: nobody uses theirs now
+                ended = [self._conns.pop(t) for t in gone]
+                self._conns[threading.current_thread()] = conn
+            for old in ended:
+                old.close()
         return conn
 
     @staticmethod
@@ -147,10 +157,20 @@ class CallCache:
         return True
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+        """Close every connection this cache opened, whichever thread opened it: call it when no call of this
+        cache is under way in another thread (a pool closes a worker's objects once its call is over). A use after
+        it opens that thread's connection again, as at the first use."""
+        with self._lock:
+            conns = list(self._conns.values())
+            self._conns.clear()
+        self._local.conn = None
+        for conn in conns:
             conn.close()
-            self._local.conn = None
+
+    def open_connections(self) -> int:
+        """How many connections this cache holds open now (one per thread that used it since the last close)."""
+        with self._lock:
+            return len(self._conns)
 
 
 def open_cache(arg: "bool | str | os.PathLike[str] | CallCache | None") -> "CallCache | None":
@@ -175,7 +195,7 @@ class CachedBackend:
     ``tokenize`` only when ``b`` is a ``Tokenizer``, so ``isinstance(wrapper, Capability)`` tells the truth.
     Other attributes of the wrapped backend (``stats``, ...) are passed through."""
 
-    def __new__(cls, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None) -> "CachedBackend":
+    def __new__(cls, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None, *, owns_cache: bool | None = None) -> "CachedBackend":
         if cls is CachedBackend:
             cls = _with_capabilities(
                 isinstance(backend, NextTokenScorer), isinstance(backend, ContinuationScorer), isinstance(backend, Tokenizer),
@@ -183,8 +203,10 @@ class CachedBackend:
             )
         return super().__new__(cls)
 
-    def __init__(self, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None, *, owns_cache: bool | None = None) -> None:
         self.backend = backend
+        # a cache opened here (a path, the default), or given with ``owns_cache``: closed by close()
+        self._owns_cache = not isinstance(cache, CallCache) if owns_cache is None else bool(owns_cache)
         self.cache = cache if isinstance(cache, CallCache) else CallCache(cache)
         self._identity: dict[str, Any] | None = None
 
@@ -197,8 +219,17 @@ class CachedBackend:
         return self.backend.identity()
 
     def close(self) -> None:
+        """Close the wrapped backend, and the call cache when this wrapper opened it (a ``CallCache`` given is its
+        giver's)."""
         if isinstance(self.backend, Closeable):
             self.backend.close()
+        self.close_cache()
+
+    def close_cache(self) -> None:
+        """Close the call cache's connections when this wrapper opened it, not the backend (one shared by the
+        process, a local model's weights)."""
+        if self._owns_cache:
+            self.cache.close()
 
     def _material(self) -> dict[str, Any]:
         if self._identity is None:

@@ -35,6 +35,11 @@ def _close_local() -> None:
                 pass
 
 
+def shared_by_process(backend: Any) -> bool:
+    """Whether ``backend`` is one of this process's shared local models (closed at exit, not by whoever asked)."""
+    return any(backend is b for b in list(_LOCAL.values()))
+
+
 def from_spec(arg: str, *, ctx: Any, name: str | None = None, sha256: str | None = None, **options: Any) -> Any:
     """Registry factory: ``llamacpp:<path to .gguf>``, with ``ctx.threads``; one shared instance per file (its
     resolved path) and settings. ``name``/``sha256`` are given by registered models (their name and known hash,

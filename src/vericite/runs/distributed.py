@@ -32,6 +32,7 @@ workers of one machine share one cache and write it safely at once; nothing is m
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -59,15 +60,22 @@ def batch_key(prefix: str, material: Any) -> str:
 class GenerationWorker:
     """Built once in a worker: the method of ``cfg`` with its own usage meter; ``answer(samples)`` gives one
     outcome per sample, ``{"id", "record"}`` or ``{"id", "error"}`` (a model call that failed; with ``kind`` when what
-    failed was a plugin's component, the PluginError's kind)."""
+    failed was a plugin's component, the PluginError's kind). ``close()`` closes what it built: the method (its graph
+    store) and the models the method loaded (a judge's own model, the method's model with Ray), not the backend
+    ``backend_factory`` gives (the shared backend of threads: its run closes it)."""
 
     def __init__(self, cfg: Any, backend_factory: Callable[[], Any] | None = None) -> None:
         from ..models.usage import UsageMeter
         from .loop import build_method
 
         self.meter = UsageMeter()
-        self.method = build_method(cfg, meter=self.meter, backend=backend_factory() if backend_factory else None)
+        self.loaded: list[Any] = []  # the models build_method loaded for this worker
+        self.method = build_method(cfg, meter=self.meter, backend=backend_factory() if backend_factory else None, loaded=self.loaded)
         self.report: Callable[[str, str | None], None] | None = None
+
+    def close(self) -> None:
+        close_worker([self.method], self.loaded)
+        self.loaded = []
 
     def report_steps_to(self, report: Callable[[str, str | None], None]) -> None:
         """The pool's step board (``distributed.StepBoard``): each sample is reported when it starts (step ``""``),
@@ -111,6 +119,37 @@ class GenerationWorker:
             self.report(sample_id, "")
 
 
+def close_worker(objects: Sequence[Any], models: Sequence[Any]) -> None:
+    """What a pool's worker built: ``objects`` closed (those with ``close()``: a method, a judge), then ``models``,
+    the models loaded for it (``models.release``: their clients and call caches; a local model's shared weights
+    stay). Each is tried: one that fails does not keep the others open; the first error is raised at the end."""
+    from ..models import release
+    from ..protocols import Closeable
+
+    first: Exception | None = None
+    seen: set[int] = set()
+    for obj, close in [*((o, lambda o: o.close()) for o in objects if isinstance(o, Closeable)), *((m, release) for m in models)]:
+        if id(obj) in seen:  # a judge the suite holds too: closed once
+            continue
+        seen.add(id(obj))
+        try:
+            close(obj)
+        except Exception as e:  # noqa: BLE001 - the others are closed all the same
+            first = first or e
+    if first is not None:
+        raise first
+
+
+class _Closing:
+    """``close()``: :func:`close_worker` of ``objects`` and ``models`` (the driver's copy of the method)."""
+
+    def __init__(self, objects: Sequence[Any], models: Sequence[Any]) -> None:
+        self.objects, self.models = objects, models
+
+    def close(self) -> None:
+        close_worker(self.objects, self.models)
+
+
 def _generation_worker(cfg: Any, backend_factory: Callable[[], Any] | None = None) -> GenerationWorker:
     return GenerationWorker(cfg, backend_factory)
 
@@ -145,7 +184,8 @@ def generate_pooled(
         shared = load_model(cfg.model, **model_options(cfg))
         backend_factory = lambda: shared  # noqa: E731
     built = resumed_config(cfg, out, resume)  # the method's options, with those a resumed folder sets; cfg is recorded
-    method = build_method(built, backend=backend_factory() if backend_factory else None)  # the driver's: its manifest and sample checks (models load lazily)
+    driver_models: list[Any] = []  # the models the driver's copy loaded itself (its judge's): closed with it
+    method = build_method(built, backend=backend_factory() if backend_factory else None, loaded=driver_models)  # the driver's: its manifest and sample checks (models load lazily)
     try:
         if isinstance(method, SampleChecking):
             method.check_samples(samples, cfg.dataset)
@@ -153,8 +193,8 @@ def generate_pooled(
         header.update((k, v) for k, v in method.manifest().items() if k not in header)
         header["n_samples"] = len(samples)
     finally:
-        if isinstance(method, Closeable):  # the driver's method is done with: a close that fails does not stop the run
-            close_after_run(method, "of the driver's copy, before the run; the run goes on")
+        # the driver's method is done with: a close that fails does not stop the run
+        close_after_run(_Closing([method], driver_models), "of the driver's copy, before the run; the run goes on")
 
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
     upgrade = method.upgrade_manifest if isinstance(method, ManifestUpgrading) else None
@@ -300,16 +340,27 @@ class AnswerWorker:
     own usage meters) and ``task``'s suite (the task as the driver prepared it); ``score(batch)`` scores each
     ``(index, sample, parsed answer)`` of the batch alone with the judged families, as the local evaluate does
     (``evaluate.pipeline.score_one``), and gives each answer's checkpoint line (``evaluate/checkpoint.py``), which
-    the driver writes."""
+    the driver writes; ``close()`` closes what it built."""
 
     def __init__(self, cfg: Any, task: Any) -> None:
         from ..evaluate.pipeline import build_context, judge_spec, judged_parts
         from ..judges import load_judge
 
         self.meters: dict[str, Any] = {}
+        self.loaded: list[Any] = []  # the models loaded for this worker, each once (close())
         ctx = build_context(cfg, None, self.meters)
+        load = ctx.load_model
+
+        def load_tracked(name: str) -> Any:
+            backend = load(name)
+            if not any(backend is b for b in self.loaded):
+                self.loaded.append(backend)
+            return backend
+
+        ctx = dataclasses.replace(ctx, load_model=load_tracked)
         judge = load_judge(judge_spec(cfg, task), ctx=ctx) if task.judge_purposes else None
         suite = list(task.suite(cfg, judge=judge, ctx=ctx))
+        self.built = [judge, *suite]
         self.memo: dict[str, Any] = {}
         self.fresh: dict[str, Any] = {}
         self.parts = judged_parts(suite, self.memo, self.fresh)
@@ -324,6 +375,11 @@ class AnswerWorker:
             scores, judgements, usage = score_one(self.parts, sample, answer, self.meters)
             lines.append(answer_line(index, sample.id, self.fresh, scores, judgements, usage))
         return lines
+
+    def close(self) -> None:
+        """Close the judge and the suite's parts that have ``close()``, and the models loaded for them."""
+        close_worker([o for o in self.built if o is not None], self.loaded)
+        self.built, self.loaded = [], []
 
 
 def _answer_worker(cfg: Any, task: Any) -> AnswerWorker:

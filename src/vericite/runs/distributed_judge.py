@@ -34,7 +34,8 @@ def _load_judge(spec: str, options: dict[str, Any]) -> Any:
 class JudgeWorker:
     """What a worker holds for :class:`PoolJudge`: one judge; ``judge_pairs`` takes whole pairs (question and
     context included) and gives plain data; ``judge_pairs_usage`` gives them with what the judge's model calls
-    cost (``usage``, null for a judge without a model) and the model's name."""
+    cost (``usage``, null for a judge without a model) and the model's name; ``close()`` closes the judge and its
+    model."""
 
     def __init__(self, judge: Any) -> None:
         from ..models.usage import UsageMeter, metered
@@ -44,8 +45,16 @@ class JudgeWorker:
         backend = vars(judge).get("backend") if hasattr(judge, "__dict__") else None  # an LLM judge's own model
         backend = backend if callable(getattr(backend, "identity", None)) else None
         self.model = backend.identity().name if backend is not None else None
+        self.loaded = [backend] if backend is not None else []  # loaded with the judge, for this worker: close()
         if backend is not None:
             judge.backend = metered(backend, self.meter)
+
+    def close(self) -> None:
+        """Close the judge (when it has ``close()``) and its model (its client, its call cache)."""
+        from .distributed import close_worker  # not at the top: distributed.py imports this module
+
+        close_worker([self.judge], self.loaded)
+        self.judge, self.loaded = None, []
 
     def judge_pairs(self, pairs: list[JudgePair]) -> list[dict[str, Any]]:
         return [j.to_dict() for j in self.judge.judge(list(pairs))]

@@ -223,7 +223,7 @@ def dataset_demonstration(spec: str, phrasing: str = "specific") -> str | None:
     return dataset.demonstration(phrasing=phrasing) if isinstance(dataset, Demonstrating) else None
 
 
-def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = None, **objects: Any) -> Method:
+def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = None, loaded: list[Any] | None = None, **objects: Any) -> Method:
     """The method of ``cfg`` (a GenerateConfig), built with ``registry.create("methods", "<method>:<model>")``:
     its options validated by its own model, ``seed`` the run's, ``demonstration`` (when the method has that
     option and it is unset) the dataset's, and every backend it gets (``backend``, or loaded through the build
@@ -232,7 +232,8 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
     A model name is loaded once per method, whatever role names it: a judge of the method's own model
     (``--judge llm:<model>@2`` for VTG or rerank, whatever its prompt number) gets the method's backend (``backend``
     when given, under ``cfg.model``), not a second copy of the weights. Its calls then go through the same call
-    cache and, on llama.cpp, the same KV cache, as ``llm:<model>`` always did."""
+    cache and, on llama.cpp, the same KV cache, as ``llm:<model>`` always did. ``loaded``: a list that gets each
+    model loaded here (not ``backend``), for a caller that closes them (``models.release``: a pool's worker)."""
     from ..models import model_loader
     from ..registry import BuildContext, create
 
@@ -249,6 +250,8 @@ def build_method(cfg: Any, *, meter: UsageMeter | None = None, backend: Any = No
         key = name.strip()
         if key not in served:
             served[key] = metered(load(key), meter)
+            if loaded is not None:
+                loaded.append(served[key])
         return served[key]
 
     ctx = dataclasses.replace(ctx, load_model=load_once)

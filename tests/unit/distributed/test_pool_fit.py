@@ -141,3 +141,27 @@ def test_a_wrong_start_timeout_is_one_line_before_ray_is_asked(fake_ray, monkeyp
     with pytest.raises(VericiteError, match="VERICITE_RAY_START_S must be a number of seconds"):
         P.RayPool(lambda: None, 2, "auto")
     assert ray.actors == []
+
+
+def test_close_asks_the_idle_actors_to_close_what_they_built_for_a_short_while_then_kills_all(fake_ray):
+    ray = fake_ray(free=2, total=2)
+    pool = P.RayPool(lambda: None, 2, "auto")
+    asked = []
+
+    class Close:
+        def __init__(self, actor):
+            self.actor = actor
+
+        def remote(self):
+            asked.append(self.actor)
+            return Ref(self.actor)
+
+    idle, busy = pool._actors
+    for a in (idle, busy):
+        a.close = Close(a)
+    pool._inflight[Ref(busy)] = ("k", busy)  # a batch in flight: Ctrl-C in the middle of it
+    ray.waited.clear()
+    pool.close()
+    assert asked == [idle]  # the busy one is not asked: its close would wait behind its batch
+    assert ray.waited == [P.RAY_CLOSE_S]  # bounded
+    assert idle.killed and busy.killed
