@@ -146,7 +146,7 @@ def test_unreachable_server_after_retries():
         b.generate([MSG], GenParams(max_tokens=4))
     msg = str(e.value)
     assert "\n" not in msg and f"127.0.0.1:{port}/v1 unreachable after 3 attempts" in msg and "ConnectError" in msg
-    assert b.requests == 3 and time.monotonic() - t0 >= 0.05 + 0.1
+    assert b.http.requests == 3 and time.monotonic() - t0 >= 0.05 + 0.1
 
 
 def test_server_going_away_mid_run(server):
@@ -164,7 +164,7 @@ def test_server_going_away_mid_run(server):
         # the first call is sent while the server is still starting: its connect errors are retried
         b = OpenAICompatBackend("smollm2", f"http://127.0.0.1:{port}", max_retries=60, backoff=0.25, timeout=120)  # timeout: retries included
         assert b.generate([MSG], GenParams(max_tokens=4))[0].text
-        assert b.retries > 0
+        assert b.http.retries > 0
     finally:
         proc.terminate()
         proc.wait(15)

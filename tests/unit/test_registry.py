@@ -83,9 +83,9 @@ def test_lazy_entries_are_imported_only_when_built():
 def test_load_model_options_override_the_context():
     ctx = BuildContext(base_url="http://127.0.0.1:1/v1", timeout=3.0, retries=0, cache=False)
     b = load_model("openai:m", ctx=ctx)
-    assert b.base_url == "http://127.0.0.1:1/v1" and b.timeout == 3.0 and b.max_retries == 0
+    assert b.base_url == "http://127.0.0.1:1/v1" and b.http.timeout == 3.0 and b.http.max_retries == 0
     b = load_model("openai:m", ctx=ctx, base_url="http://127.0.0.1:2", timeout=4.0)
-    assert b.base_url == "http://127.0.0.1:2/v1" and b.timeout == 4.0 and b.max_retries == 0
+    assert b.base_url == "http://127.0.0.1:2/v1" and b.http.timeout == 4.0 and b.http.max_retries == 0
 
 
 def test_factories_check_their_own_argument():
@@ -148,7 +148,7 @@ def test_llm_judge_model_uses_the_given_server_and_key(local_server, monkeypatch
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-environment")
     judge = load_judge("llm:openai:local-model", base_url=local_server, api_key="sk-given", timeout=7.0, retries=0, cache=False)
     assert judge.id == "llm:openai:local-model@2"
-    assert judge.backend.base_url == local_server and judge.backend.timeout == 7.0 and judge.backend.max_retries == 0
+    assert judge.backend.base_url == local_server and judge.backend.http.timeout == 7.0 and judge.backend.http.max_retries == 0
     from vericite.types import JudgePair
 
     j = judge.judge([JudgePair("Rome is in Italy.", "Rome is Italian.")])[0]

@@ -71,25 +71,6 @@ class OpenAICompatBackend:
         self._server_model: str | None = None
         self._lock = threading.Lock()  # identity resolution
 
-    # the client's settings and counts, read here too (set them on ``http``)
-
-    @property
-    def timeout(self) -> float:
-        return self.http.timeout
-
-    @property
-    def max_retries(self) -> int:
-        return self.http.max_retries
-
-    @property
-    def requests(self) -> int:
-        """HTTP requests sent, retries included."""
-        return self.http.requests
-
-    @property
-    def retries(self) -> int:
-        return self.http.retries
-
     # ------------------------------------------------------------------ identity
 
     def server_models(self) -> list[str]:

@@ -72,9 +72,9 @@ def test_retries_stop_at_the_deadline(monkeypatch):
 
 def test_load_model_passes_timeout_and_retries():
     b = load_model("openai:m", base_url="http://127.0.0.1:9", timeout=7.5, retries=1, cache=False)
-    assert (b.timeout, b.max_retries) == (7.5, 1)
+    assert (b.http.timeout, b.http.max_retries) == (7.5, 1)
     b = load_model("openai:m", base_url="http://127.0.0.1:9", cache=False)
-    assert (b.timeout, b.max_retries) == (300.0, 3)  # the defaults: a total of 5 minutes, 3 retries
+    assert (b.http.timeout, b.http.max_retries) == (300.0, 3)  # the defaults: a total of 5 minutes, 3 retries
 
 
 def test_cli_timeout_and_retries(tmp_path, monkeypatch):

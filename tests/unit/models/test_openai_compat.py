@@ -105,7 +105,7 @@ def test_retries_on_5xx_and_429_then_succeeds():
     s = Script((503, {"error": "busy"}), (429, {"error": {"message": "slow down"}}, {"retry-after": "0"}), (200, chat_response()))
     b = backend(s, max_retries=3)
     assert b.generate([MSG], GenParams())[0].text == "Yes."
-    assert len(s.requests) == 3 and b.retries == 2
+    assert len(s.requests) == 3 and b.http.retries == 2
 
 
 def test_gives_up_after_bounded_retries_with_one_line():
