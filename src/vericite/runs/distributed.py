@@ -128,12 +128,13 @@ def close_worker(objects: Sequence[Any], models: Sequence[Any]) -> None:
 
     first: Exception | None = None
     seen: set[int] = set()
-    for obj, close in [*((o, lambda o: o.close()) for o in objects if isinstance(o, Closeable)), *((m, release) for m in models)]:
+    closers = [(o, o.close) for o in objects if isinstance(o, Closeable)] + [(m, functools.partial(release, m)) for m in models]
+    for obj, close in closers:
         if id(obj) in seen:  # a judge the suite holds too: closed once
             continue
         seen.add(id(obj))
         try:
-            close(obj)
+            close()
         except Exception as e:  # noqa: BLE001 - the others are closed all the same
             first = first or e
     if first is not None:
