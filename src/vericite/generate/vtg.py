@@ -33,7 +33,8 @@ verified citations as they are (at most ``at_most_citations``: the memory verifi
 first three). ``simplifier_batch`` (default false) has the simplifier judge every check it could make next in one
 judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check, more pairs judged when a
 round's first check removes; docs/benchmarks.md). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
-The options and the registry factory are ``vtg_build.py``'s (re-exported here).
+The options and the registry factory are ``vtg_build.py``'s (re-exported here); the verifier's judge, metered and
+never a crash, ``vtg_judge.py``'s.
 """
 
 from __future__ import annotations
@@ -43,13 +44,14 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..models.usage import metered, metering
+from ..models.usage import metered
 from ..totals import status_totals
 from ..types import GenParams, Passage, Sample, Usage
 from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
+from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
 from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SHORT_ANSWERS, SentenceTrace, Tracer, Trial, usage_dict
 
@@ -143,7 +145,7 @@ class VtgMethod:
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
-        verifier = S.Verifier(_MeteredJudge(self.judge, tracer), tracer, sample.question, o.memory_words)
+        verifier = S.Verifier(MeteredJudge(self.judge, tracer), tracer, sample.question, o.memory_words)
         written: list[str] = []
         parts: list[str] = []
         for index in range(o.max_sentences):
@@ -377,45 +379,3 @@ def _retrieved(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     (the long-term memory started empty)."""
     found = [r["retrieval"].get("found") for r in records if isinstance(r.get("retrieval"), dict) and "found" in r["retrieval"]]
     return {"retrieved": {"questions": len(found), "none_found": sum(1 for n in found if not n)}} if found else {}
-
-
-class _MeteredJudge:
-    """The judge as the verifier sees it: an LLM judge on a backend (its ``backend`` attribute) has its calls
-    counted by the ``verify`` component's meter too; any judge is counted by the tracer's judge calls."""
-
-    def __init__(self, inner: Any, tracer: Tracer) -> None:
-        self.inner = inner
-        self.tracer = tracer
-        self.id = getattr(inner, "id", type(inner).__name__)
-
-    def judge(self, pairs: Any) -> Any:
-        with self.tracer.timed("verify"):
-            return self._judge(pairs)
-
-    def _judge(self, pairs: Any) -> Any:
-        """The inner judge's judgements; a judge that raises (but a model server's ``BackendError``: the loop
-        records the question as failed and ``--resume`` retries it) or gives back anything but one
-        :class:`Judgement` per pair has all the pairs of that call as failed judgements, counted
-        (``judge_errors``) and its first message traced (``judge_error``): never a crash, never a pass. A
-        plugin's failure (``PluginError``: a plugin judge, or a plugin model under the judge, that raised) is such
-        a judge failure, not a server's."""
-        from ..errors import BackendError, PluginError
-        from ..types import Judgement
-
-        pairs = list(pairs)
-        try:
-            with metering(self.inner, self.tracer.meters["verify"]):
-                got = self.inner.judge(pairs)
-            if not isinstance(got, (list, tuple)) or len(got) != len(pairs) or not all(isinstance(j, Judgement) for j in got):
-                n = len(got) if isinstance(got, (list, tuple)) else None
-                raise TypeError(f"returned {type(got).__name__ if n is None else f'{n} items'} for {len(pairs)} pairs, not one Judgement each")
-            return list(got)
-        except BackendError as e:
-            if not isinstance(e, PluginError):
-                raise
-            why = f"judge {self.id}: {e}"[:300]
-        except Exception as e:  # noqa: BLE001 - any judge failure is counted and traced, not a crash
-            why = f"judge {self.id}: {type(e).__name__}: {e}"[:300]
-        self.tracer.count("judge_errors")
-        self.tracer.judge_error = self.tracer.judge_error or why
-        return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]
