@@ -14,14 +14,15 @@ rounds a sentence may have: when the sentence written after the T-th still fails
 citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
 (``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``; short
 of ``min_sentences``, a completion holding only sentences already written is drawn again first (another seed, at
-most ``repeat_retries`` times, none at temperature 0: :meth:`VtgMethod.draw_sentence`), and an answer that still
-ends short is counted (``short_answer``).
+most ``repeat_retries`` times, none at temperature 0: :meth:`VtgMethod.draw_sentence`), so is one that would end
+it otherwise (a prompt echo, ``End.`` before it is offered, an empty completion; at most ``short_retries`` times),
+and an answer that still ends short is counted (``short_answer``).
 ``sentence_prompt`` chooses the generator's prompt (``vtg-sentence@2``: write the next sentence only;
 ``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), ``min_sentences``
 from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentences are repeats, skipped
 (``vtg_steps.repeat_of``: exact ones, and below 1.0 those whose content words one written sentence holds at that
 share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``;
-``repeat_retries`` likewise: 2, what was recorded, 0 before the option).
+``repeat_retries`` and ``short_retries`` likewise: 2, what was recorded, 0 before the option).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -53,10 +54,12 @@ from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SHORT_ANSWERS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
+#: what the progress line calls a completion drawn again, by why it would have ended the answer
+REDRAWN = {"repeated": "repeat", "prompt-echo": "prompt echo", "end-marker": "early End.", "empty": "empty completion"}
 
 
 def with_citations(sentence: str, numbers: Sequence[int]) -> str:
@@ -93,6 +96,8 @@ class VtgMethod:
         self.repeat_overlap = opts.repeat_overlap if opts.repeat_overlap is not None else S.REPEAT_OVERLAP
         #: draws again of a completion of repeats short of min_sentences (VtgOptions.repeat_retries; likewise)
         self.repeat_retries = opts.repeat_retries if opts.repeat_retries is not None else S.REPEAT_RETRIES
+        #: draws again of a completion that would end the answer short otherwise (VtgOptions.short_retries; likewise)
+        self.short_retries = opts.short_retries if opts.short_retries is not None else S.SHORT_RETRIES
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -141,7 +146,7 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -202,7 +207,7 @@ class VtgMethod:
                 trial.outcome, tracer.end = "end", why
                 if why == "repeated":
                     tracer.count("repeated_sentence")
-                if tracer.retries and len(written) < o.min_sentences:
+                if (tracer.retries or tracer.short_retries) and len(written) < o.min_sentences:
                     tracer.count("short_answer")
                 trial.tokens = tracer.since_mark()
                 return None
@@ -249,13 +254,17 @@ class VtgMethod:
     def draw_sentence(self, sample: Sample, memory: Memory, written: list[str], trial: Trial, tracer: Tracer, gen: Any) -> tuple[str | None, str]:
         """The sentence generator's sentence for ``trial`` (seed: the method's + the trial's number), or None and
         why the answer ends. Short of ``min_sentences`` (``End.`` not offered), a completion that held only
-        repeats is drawn again, at most ``repeat_retries`` times, the r-th with seed + trial + r * (trials + 1)
-        (no seed another trial of the sentence uses); none at temperature 0, which would write it again. Each
-        retry is counted (``repeat_retries``) and traced (``trial.retries``), each near repeat skipped too
-        (``near_repeated_sentence``, ``trial.near_repeats``)."""
+        repeats is drawn again, at most ``repeat_retries`` times, and one that would end the answer otherwise (a
+        prompt echo, ``End.``, an empty completion) at most ``short_retries`` times in all; the r-th draw again, of
+        either kind, with seed + trial + r * (trials + 1) (no seed another trial of the sentence uses); none at
+        temperature 0, which would write it again. Each retry is counted (``repeat_retries``; the others by reason,
+        :data:`SHORT_RETRY_COUNTS`) and traced (``trial.retries``, ``trial.short_retries``), each near repeat
+        skipped too (``near_repeated_sentence``, ``trial.near_repeats``)."""
         o = self.opts
         offer_end = len(written) >= o.min_sentences
-        retries = self.repeat_retries if not offer_end and self.params.temperature > 0 else 0
+        asked = not offer_end and self.params.temperature > 0
+        budget = {"repeat": self.repeat_retries if asked else 0, "short": self.short_retries if asked else 0}
+        used = {"repeat": 0, "short": 0}
         r = 0
         while True:
             seed = self.seed + trial.trial + r * (o.trials + 1)
@@ -265,12 +274,18 @@ class VtgMethod:
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
                 trial.near_repeats += [{"sentence": s, "repeats": i, "overlap": round(c, 4), "draw": r} for s, i, c in skipped]
-            if why != "repeated" or r == retries:
+            kind = "repeat" if why == "repeated" else "short"
+            if sentence is not None or used[kind] == budget[kind]:
                 return sentence, why
-            tracer.count("repeat_retries")
-            trial.retries.append({"seed": seed, "raw": trial.raw})
+            used[kind] += 1
+            if kind == "repeat":
+                tracer.count("repeat_retries")
+                trial.retries.append({"seed": seed, "raw": trial.raw})
+            else:
+                tracer.count(SHORT_RETRY_COUNTS[why])
+                trial.short_retries.append({"why": why, "seed": seed, "raw": trial.raw})
             r += 1
-            self._step(f"sentence {len(written) + 1}, trial {trial.trial + 1}, repeat drawn again ({r} of {retries})")
+            self._step(f"sentence {len(written) + 1}, trial {trial.trial + 1}, {REDRAWN[why]} drawn again ({used[kind]} of {budget[kind]})")
 
     def find_evidence(self, sample: Sample, written: Sequence[str], sentence: str, memory: Memory, trial: Trial, tracer: Tracer, search: Any, ask: Any) -> None:
         o = self.opts
@@ -321,7 +336,7 @@ class VtgMethod:
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -336,13 +351,13 @@ class VtgMethod:
 
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
-        exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries``: never drew a completion
-        again, 0. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
+        exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
+        never drew a completion again, 0. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
         not given (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise
         (another value given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, **old}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
@@ -368,7 +383,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS) if any(q in t.get("problems", {}) for t in traces)))},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values()) if any(q in t.get("problems", {}) for t in traces)))},
             },
             **_retrieved(records),
         }

@@ -44,6 +44,10 @@ REPEAT_OVERLAP = 0.8
 #: how many times a new run draws a completion of repeats again while the answer is short of ``min_sentences``
 #: (``repeat_retries``; 0: the answer ends there at once, the rule before the option)
 REPEAT_RETRIES = 2
+#: how many times a new run draws again a completion that would end the answer short of ``min_sentences`` otherwise
+#: than on repeats (a prompt echo, ``End.`` unasked, an empty completion; ``short_retries``; 0: the answer ends
+#: there at once, the rule before the option)
+SHORT_RETRIES = 2
 #: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
 #: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
 STOPWORDS = frozenset(
