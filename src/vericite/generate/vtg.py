@@ -22,7 +22,9 @@ and an answer that still ends short is counted (``short_answer``).
 from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentences are repeats, skipped
 (``vtg_steps.repeat_of``: exact ones, and below 1.0 those whose content words one written sentence holds at that
 share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``;
-``repeat_retries`` and ``short_retries`` likewise: 2, what was recorded, 0 before the option).
+``repeat_retries`` and ``short_retries`` likewise: 2, what was recorded, 0 before the option). ``strip_preamble``
+cuts a sentence's leading phrase that names the sources ("Based on the provided search results,",
+``vtg_steps.strip_preamble``; True, what was recorded, False before the option), the sentence as written traced.
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -54,7 +56,7 @@ from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, NEAR_REPEATS, PREAMBLES, PROBLEMS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
@@ -98,6 +100,8 @@ class VtgMethod:
         self.repeat_retries = opts.repeat_retries if opts.repeat_retries is not None else S.REPEAT_RETRIES
         #: draws again of a completion that would end the answer short otherwise (VtgOptions.short_retries; likewise)
         self.short_retries = opts.short_retries if opts.short_retries is not None else S.SHORT_RETRIES
+        #: whether a sentence's leading preamble is cut (VtgOptions.strip_preamble; True, what was recorded, False)
+        self.strip_preamble = opts.strip_preamble if opts.strip_preamble is not None else S.STRIP_PREAMBLE
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -146,7 +150,7 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -269,11 +273,15 @@ class VtgMethod:
         while True:
             seed = self.seed + trial.trial + r * (o.trials + 1)
             skipped: list[tuple[str, int, float]] = []
+            cut: list[tuple[str, str]] | None = [] if self.strip_preamble else None
             with tracer.timed("sentence"):
-                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped)
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped, preambles=cut)
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
                 trial.near_repeats += [{"sentence": s, "repeats": i, "overlap": round(c, 4), "draw": r} for s, i, c in skipped]
+            if cut:
+                tracer.count(PREAMBLES)
+                trial.preamble = {"original": cut[0][0], "stripped": cut[0][1]}
             kind = "repeat" if why == "repeated" else "short"
             if sentence is not None or used[kind] == budget[kind]:
                 return sentence, why
@@ -336,7 +344,7 @@ class VtgMethod:
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -352,12 +360,12 @@ class VtgMethod:
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
         exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
-        never drew a completion again, 0. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
+        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
         not given (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise
         (another value given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, **old}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
@@ -383,7 +391,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values()) if any(q in t.get("problems", {}) for t in traces)))},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES) if any(q in t.get("problems", {}) for t in traces)))},
             },
             **_retrieved(records),
         }

@@ -131,11 +131,11 @@ def test_the_progress_line_says_an_early_ending_is_drawn_again():
 
 def test_a_resumed_folder_sets_the_short_retries_it_was_written_with():
     before = {"method": "vtg@1", "k": 5, "repeat_overlap": 0.8, "repeat_retries": 2}  # written before short_retries
-    assert VtgOptions.resumed_options({}, before) == {"repeat_overlap": 0.8, "repeat_retries": 2, "short_retries": 0}
+    assert VtgOptions.resumed_options({}, before)["short_retries"] == 0
     assert VtgOptions.resumed_options({}, {**before, "short_retries": 2})["short_retries"] == 2
     assert "short_retries" not in VtgOptions.resumed_options({"short_retries": 3}, before)  # given: as given
     m = method(scripted([]))
-    assert m.upgrade_manifest(before) == {**before, "short_retries": 0}
+    assert m.upgrade_manifest(before)["short_retries"] == 0
     assert m.upgrade_manifest({**before, "short_retries": 2})["short_retries"] == 2
     assert "short_retries" in VtgOptions.recorded_when_set
     with pytest.raises(Exception, match="short_retries"):
