@@ -360,9 +360,10 @@ class VtgMethod:
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
         exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
-        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
-        not given (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise
-        (another value given) is told apart here, in one line, not mixed into the run."""
+        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False. ``generate --resume``
+        / ``run --resume`` build the method with those values when the options are not given
+        (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise (another value
+        given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
         return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, **old}
