@@ -2,7 +2,8 @@
 none, in its config or its method's part) goes on with the exact rule it began with (1.0), its answers those of a
 run made with the exact rule throughout, the local loop's and a pool's alike, ``vericite run``'s levels too; a new
 folder goes on with the threshold it recorded; giving another threshold to either is refused in one line. The same
-for ``repeat_retries`` (0 for a folder written before it), with ``min_sentences=3``."""
+for ``repeat_retries`` and ``short_retries`` (0 for a folder written before them), with ``min_sentences=3``, and
+``strip_preamble`` (false)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from vericite import registry
 from vericite.cli.main import cli
 
 from tests.support.ray_runs import without_timings
-from tests.support.vtg import DOCS, restating, scripted, vtg_experiment_config
+from tests.support.vtg import DOCS, restating, saying, scripted, vtg_experiment_config
 
 PARIS, PARIS_AGAIN, ROME = "Paris is the capital of France.", "The capital of France is Paris.", "Rome is the capital of Italy."
 ITEMS = [
@@ -25,7 +26,7 @@ ITEMS = [
 
 
 #: what a vericite before the options did: exact repeats only, no retry
-OLD_RULES = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "repeat_retries=0")
+OLD_RULES = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "repeat_retries=0", "--method-arg", "short_retries=0", "--method-arg", "strip_preamble=false")
 
 
 def repeating():
@@ -50,9 +51,9 @@ def generate(tmp_path, out, *extra, code=0, model="vtg-repeats"):
     return r
 
 
-def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries")):
-    """The folder as a vericite before ``repeat_overlap`` (and ``repeat_retries``) wrote it: its manifest without
-    the keys."""
+def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "short_retries", "strip_preamble")):
+    """The folder as a vericite before ``repeat_overlap`` (and ``repeat_retries``, ``short_retries``,
+    ``strip_preamble``) wrote it: its manifest without the keys."""
     path = folder / "manifest.json"
     m = json.loads(path.read_text())
     for key in keys:
@@ -98,7 +99,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
     data = tmp_path / "eli5_eval.json"
     data.write_text(json.dumps(ITEMS), encoding="utf-8")
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
-    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0})
+    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False})
     generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     generate_pooled(exact.model_copy(update={"limit": 1}), tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     as_before_the_option(tmp_path / "old")
@@ -111,7 +112,7 @@ def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, mod
     levels = "levels: [0, 3]\n"
     exact = vtg_experiment_config(tmp_path, ITEMS, "vtg-repeats", "vtg-ablation", levels)
     text = exact.read_text().replace("trials: 1, verifier_judge: fake}", "trials: 0, verifier_judge: fake, k: 4}").replace("{k: 2, ", "{")
-    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0, repeat_retries: 0,"), encoding="utf-8")
+    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false,"), encoding="utf-8")
     plain = tmp_path / "plain.yaml"
     plain.write_text(text, encoding="utf-8")
 
@@ -159,9 +160,10 @@ def test_a_folder_written_before_repeat_retries_resumes_without_them(tmp_path):
     registry.backends.register("vtg-restating", backend, replace=True)
     try:
         three = ("--method-arg", "min_sentences=3")
-        generate(tmp_path, "none", *three, "--method-arg", "repeat_retries=0", model="vtg-restating")  # no retry throughout
-        generate(tmp_path, "old", *three, "--method-arg", "repeat_retries=0", "--limit", 1, model="vtg-restating")
-        as_before_the_option(tmp_path / "old", ("repeat_retries",))
+        no_retry = ("--method-arg", "repeat_retries=0", "--method-arg", "short_retries=0")
+        generate(tmp_path, "none", *three, *no_retry, model="vtg-restating")  # no retry throughout
+        generate(tmp_path, "old", *three, *no_retry, "--limit", 1, model="vtg-restating")
+        as_before_the_option(tmp_path / "old", ("repeat_retries", "short_retries"))
         generate(tmp_path, "old", *three, "--resume", model="vtg-restating")
         assert samples(tmp_path / "old") == samples(tmp_path / "none")
         records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
@@ -177,3 +179,59 @@ def test_a_folder_written_before_repeat_retries_resumes_without_them(tmp_path):
         assert json.loads((tmp_path / "new" / "manifest.json").read_text())["repeat_retries"] == 2
     finally:
         registry.backends.unregister("vtg-restating")
+
+
+ECHO = "The answer so far already answers the question completely. End."
+
+
+def test_a_folder_written_before_short_retries_resumes_without_them(tmp_path):
+    """A model that echoes the prompt on each sentence's first draw and writes the next when drawn again: a new
+    folder (``min_sentences=3``) draws the echo again and has three sentences; one written before ``short_retries``
+    (its manifest records ``repeat_retries`` and no ``short_retries``) goes on ending after Paris, as it began."""
+    backend = lambda arg, *, ctx, **o: restating([PARIS, *ROME_THEN_BERLIN], ECHO, {"Rome": "title:Rome", "Berlin": "title:Berlin"})  # noqa: E731
+    registry.backends.register("vtg-echoing", backend, replace=True)
+    try:
+        three = ("--method-arg", "min_sentences=3")
+        generate(tmp_path, "none", *three, "--method-arg", "short_retries=0", model="vtg-echoing")  # no retry throughout
+        generate(tmp_path, "old", *three, "--method-arg", "short_retries=0", "--limit", 1, model="vtg-echoing")
+        as_before_the_option(tmp_path / "old", ("short_retries",))
+        generate(tmp_path, "old", *three, "--resume", model="vtg-echoing")
+        assert samples(tmp_path / "old") == samples(tmp_path / "none")
+        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        assert [r["output"] for r in records] == ["Paris is the capital of France [1]."] * 3 and "prompt_echo_retries" not in records[0]["vtg"]["problems"]
+        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["short_retries"] == 0
+        r = generate(tmp_path, "old", *three, "--resume", "--method-arg", "short_retries=2", code=2, model="vtg-echoing")
+        assert "short_retries" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+        generate(tmp_path, "new", *three, "--limit", 1, model="vtg-echoing")
+        generate(tmp_path, "new", *three, "--resume", model="vtg-echoing")
+        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        assert all(r["output"].count("[") == 3 and r["vtg"]["problems"]["prompt_echo_retries"] == 2 for r in records)
+        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["short_retries"] == 2
+    finally:
+        registry.backends.unregister("vtg-echoing")
+
+
+def test_a_folder_written_before_strip_preamble_resumes_without_it(tmp_path):
+    """A model that opens its sentences with "Based on the provided search results,": a folder written before
+    ``strip_preamble`` goes on keeping the phrase, as it began; a new folder cuts it."""
+    registry.backends.register("vtg-saying", lambda arg, *, ctx, **o: saying(), replace=True)
+    try:
+        generate(tmp_path, "none", "--method-arg", "strip_preamble=false", model="vtg-saying")
+        generate(tmp_path, "old", "--method-arg", "strip_preamble=false", "--limit", 1, model="vtg-saying")
+        as_before_the_option(tmp_path / "old", ("strip_preamble",))
+        generate(tmp_path, "old", "--resume", model="vtg-saying")
+        assert samples(tmp_path / "old") == samples(tmp_path / "none")
+        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        assert all(r["output"].startswith("Based on the provided search results,") for r in records)
+        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["strip_preamble"] is False
+        r = generate(tmp_path, "old", "--resume", "--method-arg", "strip_preamble=true", code=2, model="vtg-saying")
+        assert "strip_preamble" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+        generate(tmp_path, "new", "--limit", 1, model="vtg-saying")
+        generate(tmp_path, "new", "--resume", model="vtg-saying")
+        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        assert all(r["output"].startswith("Paris is the capital of France") and r["vtg"]["problems"]["preamble_stripped"] == 2 for r in records)
+        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["strip_preamble"] is True
+    finally:
+        registry.backends.unregister("vtg-saying")

@@ -81,6 +81,25 @@ def restating(sentences: Sequence[str], again: str, cites: Mapping[str, str] | N
     return FakeBackend("vtg-restating", replies=reply)
 
 
+SAID_PARIS = "Based on the provided search results, Paris is the capital of France."
+SAID_ROME = "According to the search results [3], the capital of Italy is Rome."
+
+
+def saying() -> FakeBackend:
+    """A model that opens each sentence with a preamble (:data:`SAID_PARIS`, then :data:`SAID_ROME`, then ``End.``);
+    cites the first document for Paris, the third (Rome, with the question's four :data:`DOCS`) for the rest."""
+
+    def reply(messages: Any, params: Any) -> str:
+        prompt = last_user_message(messages)
+        if "Sentence with citation:" in prompt:
+            sentence = prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+            return f"{sentence} {'[1]' if 'Paris' in sentence else '[3]'}"
+        so_far = answer_so_far(prompt)
+        return SAID_PARIS if not so_far else SAID_ROME if "Rome" not in so_far else "End."
+
+    return FakeBackend("vtg-saying", replies=reply)
+
+
 @pytest.fixture
 def script_model():
     """The backend name ``vtg-script``: a scripted model that writes two sentences about Paris and Rome and cites

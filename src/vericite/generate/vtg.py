@@ -14,14 +14,17 @@ rounds a sentence may have: when the sentence written after the T-th still fails
 citations and marked unverified (the paper's ``t > T`` would allow T + 1). The answer ends at an end marker
 (``End.``), an empty completion, a completion holding only sentences already written, or ``max_sentences``; short
 of ``min_sentences``, a completion holding only sentences already written is drawn again first (another seed, at
-most ``repeat_retries`` times, none at temperature 0: :meth:`VtgMethod.draw_sentence`), and an answer that still
-ends short is counted (``short_answer``).
+most ``repeat_retries`` times, none at temperature 0: :meth:`VtgMethod.draw_sentence`), so is one that would end
+it otherwise (a prompt echo, ``End.`` before it is offered, an empty completion; at most ``short_retries`` times),
+and an answer that still ends short is counted (``short_answer``).
 ``sentence_prompt`` chooses the generator's prompt (``vtg-sentence@2``: write the next sentence only;
 ``vtg-sentence@3``: continue the answer, the first new sentence kept; ``prompts/vtg.py``), ``min_sentences``
 from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentences are repeats, skipped
 (``vtg_steps.repeat_of``: exact ones, and below 1.0 those whose content words one written sentence holds at that
 share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``;
-``repeat_retries`` likewise: 2, what was recorded, 0 before the option).
+``repeat_retries`` and ``short_retries`` likewise: 2, what was recorded, 0 before the option). ``strip_preamble``
+cuts a sentence's leading phrase that names the sources ("Based on the provided search results,",
+``vtg_steps.strip_preamble``; True, what was recorded, False before the option), the sentence as written traced.
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -33,7 +36,8 @@ verified citations as they are (at most ``at_most_citations``: the memory verifi
 first three). ``simplifier_batch`` (default false) has the simplifier judge every check it could make next in one
 judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check, more pairs judged when a
 round's first check removes; docs/benchmarks.md). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
-The options and the registry factory are ``vtg_build.py``'s (re-exported here).
+The options and the registry factory are ``vtg_build.py``'s (re-exported here); the verifier's judge, metered and
+never a crash, ``vtg_judge.py``'s.
 """
 
 from __future__ import annotations
@@ -43,18 +47,21 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..models.usage import metered, metering
+from ..models.usage import metered
 from ..totals import status_totals
 from ..types import GenParams, Passage, Sample, Usage
 from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
+from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import COMPONENTS, NEAR_REPEATS, PROBLEMS, SHORT_ANSWERS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, NEAR_REPEATS, PREAMBLES, PROBLEMS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
+#: what the progress line calls a completion drawn again, by why it would have ended the answer
+REDRAWN = {"repeated": "repeat", "prompt-echo": "prompt echo", "end-marker": "early End.", "empty": "empty completion"}
 
 
 def with_citations(sentence: str, numbers: Sequence[int]) -> str:
@@ -91,6 +98,10 @@ class VtgMethod:
         self.repeat_overlap = opts.repeat_overlap if opts.repeat_overlap is not None else S.REPEAT_OVERLAP
         #: draws again of a completion of repeats short of min_sentences (VtgOptions.repeat_retries; likewise)
         self.repeat_retries = opts.repeat_retries if opts.repeat_retries is not None else S.REPEAT_RETRIES
+        #: draws again of a completion that would end the answer short otherwise (VtgOptions.short_retries; likewise)
+        self.short_retries = opts.short_retries if opts.short_retries is not None else S.SHORT_RETRIES
+        #: whether a sentence's leading preamble is cut (VtgOptions.strip_preamble; True, what was recorded, False)
+        self.strip_preamble = opts.strip_preamble if opts.strip_preamble is not None else S.STRIP_PREAMBLE
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -139,11 +150,11 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
-        verifier = S.Verifier(_MeteredJudge(self.judge, tracer), tracer, sample.question, o.memory_words)
+        verifier = S.Verifier(MeteredJudge(self.judge, tracer), tracer, sample.question, o.memory_words)
         written: list[str] = []
         parts: list[str] = []
         for index in range(o.max_sentences):
@@ -200,7 +211,7 @@ class VtgMethod:
                 trial.outcome, tracer.end = "end", why
                 if why == "repeated":
                     tracer.count("repeated_sentence")
-                if tracer.retries and len(written) < o.min_sentences:
+                if (tracer.retries or tracer.short_retries) and len(written) < o.min_sentences:
                     tracer.count("short_answer")
                 trial.tokens = tracer.since_mark()
                 return None
@@ -247,28 +258,42 @@ class VtgMethod:
     def draw_sentence(self, sample: Sample, memory: Memory, written: list[str], trial: Trial, tracer: Tracer, gen: Any) -> tuple[str | None, str]:
         """The sentence generator's sentence for ``trial`` (seed: the method's + the trial's number), or None and
         why the answer ends. Short of ``min_sentences`` (``End.`` not offered), a completion that held only
-        repeats is drawn again, at most ``repeat_retries`` times, the r-th with seed + trial + r * (trials + 1)
-        (no seed another trial of the sentence uses); none at temperature 0, which would write it again. Each
-        retry is counted (``repeat_retries``) and traced (``trial.retries``), each near repeat skipped too
-        (``near_repeated_sentence``, ``trial.near_repeats``)."""
+        repeats is drawn again, at most ``repeat_retries`` times, and one that would end the answer otherwise (a
+        prompt echo, ``End.``, an empty completion) at most ``short_retries`` times in all; the r-th draw again, of
+        either kind, with seed + trial + r * (trials + 1) (no seed another trial of the sentence uses); none at
+        temperature 0, which would write it again. Each retry is counted (``repeat_retries``; the others by reason,
+        :data:`SHORT_RETRY_COUNTS`) and traced (``trial.retries``, ``trial.short_retries``), each near repeat
+        skipped too (``near_repeated_sentence``, ``trial.near_repeats``)."""
         o = self.opts
         offer_end = len(written) >= o.min_sentences
-        retries = self.repeat_retries if not offer_end and self.params.temperature > 0 else 0
+        asked = not offer_end and self.params.temperature > 0
+        budget = {"repeat": self.repeat_retries if asked else 0, "short": self.short_retries if asked else 0}
+        used = {"repeat": 0, "short": 0}
         r = 0
         while True:
             seed = self.seed + trial.trial + r * (o.trials + 1)
             skipped: list[tuple[str, int, float]] = []
+            cut: list[tuple[str, str]] | None = [] if self.strip_preamble else None
             with tracer.timed("sentence"):
-                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped)
+                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped, preambles=cut)
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
                 trial.near_repeats += [{"sentence": s, "repeats": i, "overlap": round(c, 4), "draw": r} for s, i, c in skipped]
-            if why != "repeated" or r == retries:
+            if cut:
+                tracer.count(PREAMBLES)
+                trial.preamble = {"original": cut[0][0], "stripped": cut[0][1]}
+            kind = "repeat" if why == "repeated" else "short"
+            if sentence is not None or used[kind] == budget[kind]:
                 return sentence, why
-            tracer.count("repeat_retries")
-            trial.retries.append({"seed": seed, "raw": trial.raw})
+            used[kind] += 1
+            if kind == "repeat":
+                tracer.count("repeat_retries")
+                trial.retries.append({"seed": seed, "raw": trial.raw})
+            else:
+                tracer.count(SHORT_RETRY_COUNTS[why])
+                trial.short_retries.append({"why": why, "seed": seed, "raw": trial.raw})
             r += 1
-            self._step(f"sentence {len(written) + 1}, trial {trial.trial + 1}, repeat drawn again ({r} of {retries})")
+            self._step(f"sentence {len(written) + 1}, trial {trial.trial + 1}, {REDRAWN[why]} drawn again ({used[kind]} of {budget[kind]})")
 
     def find_evidence(self, sample: Sample, written: Sequence[str], sentence: str, memory: Memory, trial: Trial, tracer: Tracer, search: Any, ask: Any) -> None:
         o = self.opts
@@ -319,7 +344,7 @@ class VtgMethod:
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -334,13 +359,14 @@ class VtgMethod:
 
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
-        exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries``: never drew a completion
-        again, 0. ``generate --resume`` / ``run --resume`` build the method with those values when the options are
-        not given (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise
-        (another value given) is told apart here, in one line, not mixed into the run."""
+        exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
+        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False. ``generate --resume``
+        / ``run --resume`` build the method with those values when the options are not given
+        (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise (another value
+        given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, **old}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
@@ -366,7 +392,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS) if any(q in t.get("problems", {}) for t in traces)))},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES) if any(q in t.get("problems", {}) for t in traces)))},
             },
             **_retrieved(records),
         }
@@ -377,45 +403,3 @@ def _retrieved(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     (the long-term memory started empty)."""
     found = [r["retrieval"].get("found") for r in records if isinstance(r.get("retrieval"), dict) and "found" in r["retrieval"]]
     return {"retrieved": {"questions": len(found), "none_found": sum(1 for n in found if not n)}} if found else {}
-
-
-class _MeteredJudge:
-    """The judge as the verifier sees it: an LLM judge on a backend (its ``backend`` attribute) has its calls
-    counted by the ``verify`` component's meter too; any judge is counted by the tracer's judge calls."""
-
-    def __init__(self, inner: Any, tracer: Tracer) -> None:
-        self.inner = inner
-        self.tracer = tracer
-        self.id = getattr(inner, "id", type(inner).__name__)
-
-    def judge(self, pairs: Any) -> Any:
-        with self.tracer.timed("verify"):
-            return self._judge(pairs)
-
-    def _judge(self, pairs: Any) -> Any:
-        """The inner judge's judgements; a judge that raises (but a model server's ``BackendError``: the loop
-        records the question as failed and ``--resume`` retries it) or gives back anything but one
-        :class:`Judgement` per pair has all the pairs of that call as failed judgements, counted
-        (``judge_errors``) and its first message traced (``judge_error``): never a crash, never a pass. A
-        plugin's failure (``PluginError``: a plugin judge, or a plugin model under the judge, that raised) is such
-        a judge failure, not a server's."""
-        from ..errors import BackendError, PluginError
-        from ..types import Judgement
-
-        pairs = list(pairs)
-        try:
-            with metering(self.inner, self.tracer.meters["verify"]):
-                got = self.inner.judge(pairs)
-            if not isinstance(got, (list, tuple)) or len(got) != len(pairs) or not all(isinstance(j, Judgement) for j in got):
-                n = len(got) if isinstance(got, (list, tuple)) else None
-                raise TypeError(f"returned {type(got).__name__ if n is None else f'{n} items'} for {len(pairs)} pairs, not one Judgement each")
-            return list(got)
-        except BackendError as e:
-            if not isinstance(e, PluginError):
-                raise
-            why = f"judge {self.id}: {e}"[:300]
-        except Exception as e:  # noqa: BLE001 - any judge failure is counted and traced, not a crash
-            why = f"judge {self.id}: {type(e).__name__}: {e}"[:300]
-        self.tracer.count("judge_errors")
-        self.tracer.judge_error = self.tracer.judge_error or why
-        return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]

@@ -43,7 +43,7 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries")
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble")
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
@@ -54,16 +54,19 @@ class VtgOptions(BaseModel):
     @classmethod
     def resumed_options(cls, method_args: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
         """The options a folder being resumed sets where ``method_args`` leave them unset
-        (``protocols.MethodOptions``): ``repeat_overlap`` and ``repeat_retries`` as its manifest records them, 1.0
-        (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none, so a run goes on
-        as it began."""
+        (``protocols.MethodOptions``): ``repeat_overlap``, ``repeat_retries`` and ``short_retries`` as its manifest
+        records them, 1.0 (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none,
+        and ``strip_preamble`` likewise, False when none, so a run goes on as it began."""
         if manifest.get("method") != "vtg@1":
             return {}
         out: dict[str, Any] = {}
-        for key, before, kind in (("repeat_overlap", 1.0, float), ("repeat_retries", 0, int)):
+        for key, before, kind in (("repeat_overlap", 1.0, float), ("repeat_retries", 0, int), ("short_retries", 0, int)):
             recorded = manifest.get(key, before)
             if method_args.get(key) is None and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
                 out[key] = kind(recorded)
+        recorded = manifest.get("strip_preamble", False)
+        if method_args.get("strip_preamble") is None and isinstance(recorded, bool):
+            out["strip_preamble"] = recorded
         return out
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
@@ -84,6 +87,15 @@ class VtgOptions(BaseModel):
     # once (the rule before the option). None: a new run takes vtg_steps.REPEAT_RETRIES (2), a resumed one what its
     # folder recorded (0 for a folder written before the option: resumed_options); the manifest records the value
     repeat_retries: int | None = Field(default=None, ge=0)
+    # likewise for the other completions that would end the answer short of min_sentences: a prompt echo, End.
+    # written before it is offered, an empty completion; each drawn again (another seed) at most this many times in
+    # all, apart from repeat_retries. None: a new run takes vtg_steps.SHORT_RETRIES (2), a resumed one what its
+    # folder recorded (0 for a folder written before the option: resumed_options); the manifest records the value
+    short_retries: int | None = Field(default=None, ge=0)
+    # cut a leading phrase that names the sources ("Based on the provided search results,", vtg_steps.PREAMBLE) from
+    # each sentence written, its first letter capitalised; the trace keeps the sentence as written. None: a new run
+    # takes vtg_steps.STRIP_PREAMBLE (True), a resumed one what its folder recorded (False before the option)
+    strip_preamble: bool | None = None
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True

@@ -4,7 +4,8 @@
   completion is read as its first Punkt sentence, citations removed; a completion that repeats the answer so
   far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer. A sentence
   already written is its exact repeat or, below ``repeat_overlap`` 1.0, a near repeat: one written sentence holds
-  at least that share of its content words (:func:`repeat_of`).
+  at least that share of its content words (:func:`repeat_of`). With ``strip_preamble``, a leading phrase that
+  names the sources ("Based on the provided search results,") is cut from the sentence (:func:`strip_preamble`).
 * :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,
   in range, without repeats, the first ``at_most`` (3); the sentence itself is the generator's (the paper asks
   the model not to change it, and vericite does not trust it to).
@@ -44,6 +45,13 @@ REPEAT_OVERLAP = 0.8
 #: how many times a new run draws a completion of repeats again while the answer is short of ``min_sentences``
 #: (``repeat_retries``; 0: the answer ends there at once, the rule before the option)
 REPEAT_RETRIES = 2
+#: how many times a new run draws again a completion that would end the answer short of ``min_sentences`` otherwise
+#: than on repeats (a prompt echo, ``End.`` unasked, an empty completion; ``short_retries``; 0: the answer ends
+#: there at once, the rule before the option)
+SHORT_RETRIES = 2
+#: whether a new run cuts a leading preamble phrase from the sentences (``strip_preamble``; False: the rule before
+#: the option)
+STRIP_PREAMBLE = True
 #: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
 #: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
 STOPWORDS = frozenset(
@@ -97,16 +105,43 @@ def first_text(backend: Any, messages: Any, params: GenParams) -> str:
 #: a sentence that speaks of the prompt's own words rather than the question ("The answer so far already answers
 #: the question completely. End.", the embedded Qwen's reply to ``vtg-sentence@3``): the model declining to go on
 PROMPT_ECHO = re.compile(r"\banswer so far\b", re.IGNORECASE)
+#: the sources a preamble names: "the provided search results", "the information provided in Document" (its
+#: ``[n]`` already removed), "the document titled \"...\"", "the documents"
+_SOURCES = (
+    r"(?:the |these )?(?:provided |given |above )?(?:search results?|documents?|passages?|sources?|information|context)"
+    r"(?: provided| given| above)?(?: in (?:the )?(?:provided )?(?:search results?|documents?|passages?))?(?: titled \"[^\"]{1,80}\")?"
+)
+#: a leading phrase that says where the sentence comes from rather than what it says, with its comma: "Based on the
+#: provided search results,", "According to the search results,", "According to the information provided in
+#: Document,", "As mentioned in the documents,": the phrases the embedded Qwen opens sentences with (of VTG's runs
+#: on ASQA-10), a small fixed list, nothing else cut
+PREAMBLE = re.compile(rf"^(?:based on|according to|as (?:mentioned|stated|shown|described|indicated) in) {_SOURCES}\s*,\s+", re.IGNORECASE)
 
 
-def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None) -> tuple[str | None, str]:
+def strip_preamble(sentence: str) -> tuple[str, str]:
+    """``sentence`` without a leading :data:`PREAMBLE` phrase, its first letter capitalised (not in a word with
+    capitals of its own: ``iPhone`` stays), and the phrase cut (``""`` when none, or when fewer than three words
+    would be left: then the sentence as it is)."""
+    m = PREAMBLE.match(sentence)
+    rest = sentence[m.end() :] if m else ""
+    if not m or len(rest.split()) < 3:
+        return sentence, ""
+    first = rest.split(None, 1)[0]
+    if first[0].islower() and not any(c.isupper() for c in first[1:]):
+        rest = rest[0].upper() + rest[1:]
+    return rest, sentence[: m.end()].strip()
+
+
+def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
     ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`).
     Sentences that repeat one already written are skipped (a chat model often restarts the answer, or says a
     sentence again in other words): :func:`repeat_of` at ``overlap`` (1.0: only exact repeats; the method's
     ``repeat_overlap``); a completion with nothing else ends the answer as ``repeated``. ``skipped``, when given,
     receives each near repeat skipped (not an exact one) as (the sentence, the index of the written sentence it
-    repeats, the containment)."""
+    repeats, the containment). ``preambles``, when given, has each sentence's leading preamble cut first
+    (:func:`strip_preamble`; the rules above then read what is left) and receives the sentence returned's, when
+    one was cut, as (the sentence as written, the phrase cut)."""
     text = raw.strip()
     text = text.replace("\n", " ").strip()
     if text.lower().startswith("answer:"):
@@ -116,6 +151,9 @@ def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skippe
     repeated = False
     for s in sent_tokenize(text):
         s = " ".join(remove_citations(s).split())
+        original, cut = s, ""
+        if preambles is not None:
+            s, cut = strip_preamble(s)
         if not s or s.lower().rstrip(".") == "end":
             return None, "end-marker"
         if PROMPT_ECHO.search(s):
@@ -126,18 +164,21 @@ def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skippe
             if skipped is not None and _norm(s) != _norm(written[hit[0]]):
                 skipped.append((s, hit[0], hit[1]))
             continue
+        if cut and preambles is not None:
+            preambles.append((original, cut))
         return s, ""
     return None, "repeated" if repeated else "empty"
 
 
 def generate_sentence(
     backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True,
-    overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None,
+    overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
 ) -> tuple[str | None, str, str]:
-    """(the sentence or None, why it ended, the raw completion); ``overlap`` and ``skipped`` as :func:`read_sentence`'s."""
+    """(the sentence or None, why it ended, the raw completion); ``overlap``, ``skipped`` and ``preambles`` as
+    :func:`read_sentence`'s."""
     messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
     raw = first_text(backend, messages, params)
-    sentence, why = read_sentence(raw, written, overlap, skipped)
+    sentence, why = read_sentence(raw, written, overlap, skipped, preambles)
     return sentence, why, raw
 
 

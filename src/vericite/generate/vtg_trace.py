@@ -5,7 +5,9 @@ what went wrong (bounded, never silent): judgements that could not be read, cita
 could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached, judge calls
 that failed, an answer left empty, the answer ended on repeats, (with the near-repeat rule) near repeats
 skipped (:data:`NEAR_REPEATS`, each one's text in its trial's ``near_repeats``) and (with ``repeat_retries`` above
-0) completions of repeats drawn again and answers ended short of ``min_sentences`` (:data:`SHORT_ANSWERS`)."""
+0) completions of repeats drawn again and answers ended short of ``min_sentences`` (:data:`SHORT_ANSWERS`), and
+(with ``short_retries`` above 0) the other early endings drawn again, by reason (:data:`SHORT_RETRY_COUNTS`), and
+(with ``strip_preamble``) the sentences whose leading preamble was cut (:data:`PREAMBLES`, each trial's ``preamble``)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,17 @@ NEAR_REPEATS = "near_repeated_sentence"
 #: at ``max_sentences``) with fewer than ``min_sentences`` sentences, whatever ended it (with ``min_sentences`` 1:
 #: an empty answer). Absent at 0, so an answer written without retries has the trace it always had.
 SHORT_ANSWERS = ("repeat_retries", "short_answer")
+#: counted (in ``problems``, after the above; ``short_answer`` too) only by an answer written with ``short_retries``
+#: above 0: the completions that would have ended the answer short of ``min_sentences`` otherwise than on repeats
+#: and were drawn again, by why they would have ended it (``vtg_steps.read_sentence``'s reason -> the counter;
+#: each traced in its trial's ``short_retries``). Absent at 0, so an answer written without them has the trace it
+#: always had.
+SHORT_RETRY_COUNTS = {"prompt-echo": "prompt_echo_retries", "end-marker": "end_marker_retries", "empty": "empty_retries"}
+#: counted (in ``problems``, last) only by an answer written with ``strip_preamble``: the sentences written (trials,
+#: the answer's kept ones and the others) whose leading preamble ("Based on the provided search results,") was cut,
+#: each traced in its trial's ``preamble``. Not a failure: the phrase is not the sentence's claim. Absent without
+#: the option, so an answer written before it has the trace it always had.
+PREAMBLES = "preamble_stripped"
 
 
 def usage_dict(u: Usage) -> dict[str, int]:
@@ -67,6 +80,12 @@ class Trial:
     # completions that held only repeats, drawn again (short of min_sentences): {"seed", "raw"}, in order; ``raw``
     # above is the draw after the last; in the trace only with repeat_retries above 0
     retries: list[dict[str, Any]] = field(default_factory=list)
+    # completions that would have ended the answer short of min_sentences otherwise (a prompt echo, End., empty),
+    # drawn again: {"why", "seed", "raw"}, in order; in the trace only with short_retries above 0
+    short_retries: list[dict[str, Any]] = field(default_factory=list)
+    # the sentence's leading preamble cut (strip_preamble): {"original": the sentence as written, "stripped": the
+    # phrase}, or None; in the trace only with strip_preamble
+    preamble: dict[str, str] | None = None
 
 
 @dataclass
@@ -80,11 +99,12 @@ class SentenceTrace:
 class Tracer:
     """Collects an answer's trace; ``meters`` count each component's model calls."""
 
-    def __init__(self, near_repeats: bool = False, retries: bool = False) -> None:
+    def __init__(self, near_repeats: bool = False, retries: bool = False, short_retries: bool = False, preamble: bool = False) -> None:
         self.sentences: list[SentenceTrace] = []
         self.meters = {c: UsageMeter() for c in COMPONENTS}
-        self.near_repeats, self.retries = near_repeats, retries
-        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *(SHORT_ANSWERS if retries else ()))}
+        self.near_repeats, self.retries, self.short_retries, self.preamble = near_repeats, retries, short_retries, preamble
+        short = (*(SHORT_ANSWERS if retries else ()), *(("short_answer",) if short_retries and not retries else ()), *(SHORT_RETRY_COUNTS.values() if short_retries else ()))
+        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *short, *((PREAMBLES,) if preamble else ()))}
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
         self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo
@@ -128,11 +148,16 @@ class Tracer:
         }
 
     def _sentence(self, s: SentenceTrace) -> dict[str, Any]:
-        """A sentence's trace; its trials' ``near_repeats`` and ``retries`` only under their rules."""
+        """A sentence's trace; its trials' ``near_repeats``, ``retries``, ``short_retries`` and ``preamble`` only under
+        their rules."""
         out = asdict(s)
         for t in out["trials"]:
             if not self.near_repeats:
                 del t["near_repeats"]
             if not self.retries:
                 del t["retries"]
+            if not self.short_retries:
+                del t["short_retries"]
+            if not self.preamble:
+                del t["preamble"]
         return out

@@ -1,7 +1,7 @@
 """What VTG's traces say (issue 12: "which component fails most (the trace says)"), summed over a run folder's
 answers: how each kept sentence was verified, the trials and evidence rounds it took, the verifiers' rejections,
-what went wrong by component (the trace's ``problems``, ``generate/vtg_trace.py``) and the tokens per question by
-component. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
+what went wrong by component (the trace's ``problems``, ``generate/vtg_trace.py``), the repeats apart (not a
+component's failure: :data:`REPEATS`) and the tokens per question by component. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
 :func:`vtg_trace_section` is the page's section, a row per folder (an experiment: one per level, from
 ``level-<x>/samples.jsonl``); :func:`summary_markdown` the same table as Markdown, for the results docs
 (``scripts/vtg_trace.py``)."""
@@ -18,13 +18,19 @@ from .sections import section
 
 #: how a kept sentence's last trial ended, in the order shown (``generate/vtg_trace.Trial.outcome``)
 OUTCOMES = ("verified-citations", "verified-memory", "accepted", "unverified")
-#: what went wrong, by the component it is the failure of (the trace's ``problems`` counters)
+#: what went wrong, by the component it is the failure of (the trace's ``problems`` counters); repeats are not
+#: here (:data:`REPEATS`)
 FAILURES: dict[str, tuple[str, ...]] = {
     "citation generator": ("citations_out_of_range", "no_citation"),
     "evidence finder": ("queries_unreadable", "retrieval_empty"),
     "judge": ("unreadable_judgements", "judge_errors"),
-    "sentence generator": ("repeated_sentence", "near_repeated_sentence", "sentence_cap", "empty_answer", "short_answer"),
+    "sentence generator": ("sentence_cap", "empty_answer", "short_answer"),
 }
+#: the sentence generator's repeats, counted on their own and not in "fails most": a repeat is skipped (the next
+#: sentence taken) or drawn again, or ends an answer that may be complete; one that leaves the answer short of
+#: ``min_sentences`` is counted by ``short_answer`` (with ``repeat_retries`` or ``short_retries`` above 0), a
+#: failure. Shown as answers ended on repeats / near repeats skipped / completions of repeats drawn again.
+REPEATS = ("repeated_sentence", "near_repeated_sentence", "repeat_retries")
 
 
 class VtgTraces:
@@ -101,6 +107,7 @@ class VtgTraces:
             "simplified_citations": self.simplified,
             "failures": failures,
             "fails_most": worst[0] if worst[1] > 0 else None,
+            "repeats": {p: self.problems.get(p, 0) for p in REPEATS},
             "problems": {k: v for k, v in self.problems.items() if v},
             "tokens_per_answer_median": statistics.median(self.tokens) if self.tokens else None,
             "component_tokens_per_answer": {k: v / n for k, v in self.component_tokens.items()} if n else {},
@@ -135,7 +142,7 @@ def level_traces(run_dir: Path, experiments: Mapping[str, Any]) -> list[tuple[st
 
 COLUMNS = ("answers", "sentences / answer", "verified by citations", "by memory", "unverified", "trials / sentence",
            "evidence rounds / answer", "rejected (gen. / mem. verifier)", "citations simplified away",
-           "fails most", "median tokens / answer")  # fmt: skip
+           "fails most (repeats apart)", "repeats (ended / near skipped / drawn again)", "median tokens / answer")  # fmt: skip
 
 
 def _cells(s: Mapping[str, Any]) -> list[str]:
@@ -145,7 +152,8 @@ def _cells(s: Mapping[str, Any]) -> list[str]:
         str(s["answers"]), fmt(s["sentences_per_answer"], 2), _share(o["verified-citations"]), _share(o["verified-memory"]),
         _share(o["unverified"]), fmt(s["trials_per_sentence"], 2), fmt(s["evidence_rounds_per_answer"], 2),
         f'{s["rejected"]["generation verifier"]} / {s["rejected"]["memory verifier"]}', str(s["simplified_citations"]),
-        f'{s["fails_most"]} ({fails})' if s["fails_most"] else "nothing", fmt(s["tokens_per_answer_median"], 0),
+        f'{s["fails_most"]} ({fails})' if s["fails_most"] else "nothing", " / ".join(str(s["repeats"][p]) for p in REPEATS),
+        fmt(s["tokens_per_answer_median"], 0),
     ]  # fmt: skip
 
 
@@ -180,6 +188,9 @@ def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
     note = ('<p class="muted">From each answer\'s trace: how each kept sentence was verified (its last trial), the '
             "trials it took, the trials each verifier judged not entailed, and what went wrong, by the component it "
             "is the failure of (citation generator: citations out of range or none; evidence finder: queries "
-            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: repeats, the cap, an answer "
-            "empty or short of min_sentences).</p>")  # fmt: skip
+            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: the cap, an answer "
+            "empty or short of min_sentences). Repeats are not counted there: a repeat is skipped or drawn again, "
+            "or ends an answer that may be complete; their column counts the answers ended on repeats, the near "
+            "repeats skipped and the completions of repeats drawn again, and one that left an answer short of "
+            "min_sentences is that answer's failure, short of min_sentences.</p>")  # fmt: skip
     return section("vtg-trace", "VTG trace", note + f'<table class="metrics">{head}{"".join(body)}</table>')

@@ -78,8 +78,8 @@ def test_no_retry_where_end_is_offered_at_temperature_0_or_with_0_retries():
     assert plain["vtg"]["problems"]["repeat_retries"] == 0 and plain["vtg"]["problems"]["short_answer"] == 0
     greedy = answer(method(scripted([PARIS, PARIS_AGAIN, ROME], cites=CITES), min_sentences=3, temperature=0.0))
     assert greedy["vtg"]["problems"]["repeat_retries"] == 0 and greedy["vtg"]["problems"]["short_answer"] == 1  # the same completion again: not asked
-    m = method(restating([PARIS, ROME, BERLIN], PARIS_AGAIN, CITES), min_sentences=3, repeat_retries=0)
-    before = answer(m)  # the rule before the option: the answer ends on the first repeat, the trace as it was
+    m = method(restating([PARIS, ROME, BERLIN], PARIS_AGAIN, CITES), min_sentences=3, repeat_retries=0, short_retries=0)
+    before = answer(m)  # the rule before the options: the answer ends on the first repeat, the trace as it was
     assert kept(before) == [PARIS] and m.manifest()["repeat_retries"] == 0
     assert "repeat_retries" not in before["vtg"]["problems"] and "short_answer" not in before["vtg"]["problems"]
     assert all("retries" not in t for s in before["vtg"]["sentences"] for t in s["trials"])
@@ -100,11 +100,11 @@ def test_the_trace_keeps_each_near_repeat_skipped():
 
 def test_a_resumed_folder_sets_the_retries_it_was_written_with():
     before = {"method": "vtg@1", "k": 5, "repeat_overlap": 0.8}  # written with the near-repeat rule, before retries
-    assert VtgOptions.resumed_options({}, before) == {"repeat_overlap": 0.8, "repeat_retries": 0}
-    assert VtgOptions.resumed_options({}, {**before, "repeat_retries": 2}) == {"repeat_overlap": 0.8, "repeat_retries": 2}
-    assert VtgOptions.resumed_options({"repeat_retries": 3}, before) == {"repeat_overlap": 0.8}  # given: as given
+    assert VtgOptions.resumed_options({}, before) == {"repeat_overlap": 0.8, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False}
+    assert VtgOptions.resumed_options({}, {**before, "repeat_retries": 2})["repeat_retries"] == 2
+    assert "repeat_retries" not in VtgOptions.resumed_options({"repeat_retries": 3}, before)  # given: as given
     m = method(scripted([]))
-    assert m.upgrade_manifest(before) == {**before, "repeat_retries": 0}
+    assert m.upgrade_manifest(before) == {**before, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False}
     assert m.upgrade_manifest({**before, "repeat_retries": 2})["repeat_retries"] == 2
     with pytest.raises(Exception, match="repeat_retries"):
         method(scripted([]), repeat_retries=-1)

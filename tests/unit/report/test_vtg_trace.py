@@ -51,3 +51,20 @@ def test_nothing_went_wrong_says_so_and_no_traces_no_section():
     assert "| a | 1 | 1.00 | 100 % |" in summary_markdown([("a", t)]) and "nothing" in summary_markdown([("a", t)])
     assert vtg_trace_section([]) == "" and not VtgTraces()
     assert "<script" not in vtg_trace_section([("<script>", t)])  # labels are escaped
+
+
+def test_repeats_are_counted_apart_not_as_the_sentence_generator_s_failures():
+    """Repeats skipped, drawn again or ending the answer are not a component's failure: "fails most" leaves them
+    out (here the citation generator's one missing citation), their own column counts them; an answer left short
+    of min_sentences is still the sentence generator's."""
+    t = VtgTraces()
+    problems = {"repeated_sentence": 5, "near_repeated_sentence": 3, "repeat_retries": 2, "no_citation": 1}
+    t.add(record([[trial("verified-citations", True)]], problems))
+    s = t.summary()
+    assert s["fails_most"] == "citation generator" and s["failures"]["sentence generator"] == 0
+    assert s["repeats"] == {"repeated_sentence": 5, "near_repeated_sentence": 3, "repeat_retries": 2}
+    table = summary_markdown([("a", t)])
+    assert "fails most (repeats apart)" in table and "| citation generator (1) | 5 / 3 / 2 |" in table
+    assert "Repeats are not counted there" in vtg_trace_section([("a", t)])
+    t.add(record([[trial("verified-citations", True)]], {"short_answer": 2}))
+    assert t.summary()["fails_most"] == "sentence generator" and t.summary()["failures"]["sentence generator"] == 2

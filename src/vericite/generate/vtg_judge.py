@@ -1,0 +1,52 @@
+"""VTG's verifier judge as the verifiers see it (:class:`MeteredJudge`, used by ``vtg.py``): its calls metered
+and timed by the answer's tracer, and a judge that fails made failed judgements, counted and traced, never a crash
+or a pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models.usage import metering
+from .vtg_trace import Tracer
+
+
+class MeteredJudge:
+    """The judge as the verifier sees it: an LLM judge on a backend (its ``backend`` attribute) has its calls
+    counted by the ``verify`` component's meter too; any judge is counted by the tracer's judge calls."""
+
+    def __init__(self, inner: Any, tracer: Tracer) -> None:
+        self.inner = inner
+        self.tracer = tracer
+        self.id = getattr(inner, "id", type(inner).__name__)
+
+    def judge(self, pairs: Any) -> Any:
+        with self.tracer.timed("verify"):
+            return self._judge(pairs)
+
+    def _judge(self, pairs: Any) -> Any:
+        """The inner judge's judgements; a judge that raises (but a model server's ``BackendError``: the loop
+        records the question as failed and ``--resume`` retries it) or gives back anything but one
+        :class:`Judgement` per pair has all the pairs of that call as failed judgements, counted
+        (``judge_errors``) and its first message traced (``judge_error``): never a crash, never a pass. A
+        plugin's failure (``PluginError``: a plugin judge, or a plugin model under the judge, that raised) is such
+        a judge failure, not a server's."""
+        from ..errors import BackendError, PluginError
+        from ..types import Judgement
+
+        pairs = list(pairs)
+        try:
+            with metering(self.inner, self.tracer.meters["verify"]):
+                got = self.inner.judge(pairs)
+            if not isinstance(got, (list, tuple)) or len(got) != len(pairs) or not all(isinstance(j, Judgement) for j in got):
+                n = len(got) if isinstance(got, (list, tuple)) else None
+                raise TypeError(f"returned {type(got).__name__ if n is None else f'{n} items'} for {len(pairs)} pairs, not one Judgement each")
+            return list(got)
+        except BackendError as e:
+            if not isinstance(e, PluginError):
+                raise
+            why = f"judge {self.id}: {e}"[:300]
+        except Exception as e:  # noqa: BLE001 - any judge failure is counted and traced, not a crash
+            why = f"judge {self.id}: {type(e).__name__}: {e}"[:300]
+        self.tracer.count("judge_errors")
+        self.tracer.judge_error = self.tracer.judge_error or why
+        return [Judgement(str(self.id), p.claim, p.evidence, None, None, why, "failed") for p in pairs]
