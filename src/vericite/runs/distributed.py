@@ -243,7 +243,7 @@ def generate_pooled(
 def keep_finished(pool: Any, ck: Checkpoint) -> None:
     """After Ctrl-C: the batches the workers finished that are not in the checkpoint yet (the one the driver was
     writing, others done meanwhile) go there, so ``--resume`` does not ask for them again; nothing in flight is
-    waited for (a pool without ``finished``, Ray's, gives none)."""
+    waited for (``finished()``: the thread pool's and Ray's; a pool without one gives none)."""
     finished = getattr(pool, "finished", None)
     for key, result in finished() if callable(finished) else []:
         if key not in ck:
