@@ -21,6 +21,7 @@ TEXT = " ".join(["The painter Vincent van Gogh was born in Zundert in 1853 and s
 
 def test_ctrl_c_inside_a_decode_stops_it_there(monkeypatch):
     require_smollm2()
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a background job ignores it)
     b = load_model("smollm2-135m", threads=1, cache=False, scorer_n_ctx=512)
     try:
         expected = b.logprobs([TEXT])[0]
@@ -34,7 +35,7 @@ def test_ctrl_c_inside_a_decode_stops_it_there(monkeypatch):
             return real(data)
 
         monkeypatch.setattr(interrupt, "abort_requested", ctrl_c_on_the_tenth_node)
-        b.scorer._vericite_abort_cb = None  # the callback is set again, with the stand-in
+        b.scorer._vericite_abort_cb = b.scorer._vericite_abort_armed = None  # the callback is made again, with the stand-in
         with pytest.raises(KeyboardInterrupt) as raised:
             b.logprobs([TEXT])
         assert raised.traceback[-1].path.name == "llamacpp_interrupt.py"  # raised as the decode returned, aborted
@@ -44,3 +45,4 @@ def test_ctrl_c_inside_a_decode_stops_it_there(monkeypatch):
         assert b.logprobs([TEXT])[0] == pytest.approx(expected, abs=1e-4)
     finally:
         b.close()
+        signal.signal(signal.SIGINT, old)

@@ -83,8 +83,8 @@ def _counting_llama_class() -> Any:
 
         def eval(self, tokens: Sequence[int]) -> None:
             self.evaluated_tokens += len(tokens)
-            set_abort_callback(llama_cpp, self)
-            with interruptible(self.reset):  # Ctrl-C stops a long decode (llamacpp_interrupt)
+            with interruptible(self.reset) as armed:  # Ctrl-C stops a long decode (llamacpp_interrupt)
+                set_abort_callback(llama_cpp, self, armed)
                 return super().eval(tokens)
 
         def save_state(self) -> Any:

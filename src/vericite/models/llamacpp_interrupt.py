@@ -10,6 +10,7 @@ evaluation returns. Only on the main thread and only while SIGINT has Python's o
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import signal
 import threading
@@ -37,18 +38,19 @@ def abort_requested(_data: Any = None) -> bool:
 
 
 @contextlib.contextmanager
-def interruptible(on_abort: Callable[[], None] | None = None) -> Iterator[None]:
+def interruptible(on_abort: Callable[[], None] | None = None) -> Iterator[bool]:
     """Run an evaluation whose abort callback is :func:`abort_requested`, with SIGINT setting its flag. On Ctrl-C
     the evaluation's own error (llama.cpp's "decode returned 2") is replaced by ``KeyboardInterrupt``, after
-    ``on_abort`` (e.g. forgetting the tokens a context may not hold) and after the handler is put back."""
+    ``on_abort`` (e.g. forgetting the tokens a context may not hold) and after the handler is put back. Yields
+    whether Ctrl-C is so handled (the abort callback is then worth setting: :func:`set_abort_callback`)."""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield
+        yield False
         return
     _tripped.clear()
     level = _llama_log.level
     signal.signal(signal.SIGINT, _trip)
     try:
-        yield
+        yield True
     except Exception:
         if not _tripped.is_set():
             raise
@@ -63,15 +65,18 @@ def interruptible(on_abort: Callable[[], None] | None = None) -> Iterator[None]:
             raise KeyboardInterrupt  # (an error of the evaluation, if any, was llama.cpp's abort)
 
 
-def set_abort_callback(llama_cpp: Any, llm: Any) -> None:
-    """Give ``llm`` (a ``llama_cpp.Llama``) :func:`abort_requested` as its context's abort callback, once; the
-    ctypes callback is kept on ``llm`` so it lives as long as the context."""
-    if getattr(llm, "_vericite_abort_cb", None) is not None:
+def set_abort_callback(llama_cpp: Any, llm: Any, armed: bool = True) -> None:
+    """Give ``llm`` (a ``llama_cpp.Llama``) :func:`abort_requested` as its context's abort callback when ``armed``,
+    none otherwise (llama.cpp then calls no Python between the nodes: an evaluation off the main thread, where
+    Ctrl-C is not handled so, takes no GIL for it). The ctypes callback is kept on ``llm`` so it lives as long as
+    the context; the context is told only when that changes."""
+    if getattr(llm, "_vericite_abort_armed", False) == armed:
         return
     setter = getattr(llama_cpp, "llama_set_abort_callback", None)
     ctx = getattr(getattr(llm, "_ctx", None), "ctx", None)
     if setter is None or ctx is None:
         return  # an older binding, or a context not made yet: Ctrl-C comes when the decode returns
-    cb = llama_cpp.ggml_abort_callback(abort_requested)
-    setter(ctx, cb, None)
-    llm._vericite_abort_cb = cb
+    if getattr(llm, "_vericite_abort_cb", None) is None:
+        llm._vericite_abort_cb = llama_cpp.ggml_abort_callback(abort_requested)
+    setter(ctx, llm._vericite_abort_cb if armed else ctypes.cast(None, llama_cpp.ggml_abort_callback), None)
+    llm._vericite_abort_armed = armed

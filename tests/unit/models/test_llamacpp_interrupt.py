@@ -10,7 +10,15 @@ import threading
 
 import pytest
 
-from vericite.models.llamacpp_interrupt import abort_requested, interruptible
+from vericite.models.llamacpp_interrupt import abort_requested, interruptible, set_abort_callback
+
+
+@pytest.fixture(autouse=True)
+def python_handles_sigint():
+    """Python's own SIGINT handler, as in a terminal (a shell's background job starts with SIGINT ignored)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
 
 
 def fake_decode(steps: int = 10_000) -> int:
@@ -54,13 +62,14 @@ def test_off_the_main_thread_or_under_another_handler_nothing_changes():
     seen = []
 
     def in_thread():
-        with interruptible():
+        with interruptible() as armed:
             seen.append(signal.getsignal(signal.SIGINT))
+            seen.append(armed)
 
     t = threading.Thread(target=in_thread)
     t.start()
     t.join()
-    assert seen == [signal.default_int_handler]
+    assert seen == [signal.default_int_handler, False]
     mine = lambda *_: None  # noqa: E731
     old = signal.signal(signal.SIGINT, mine)
     try:
@@ -68,3 +77,29 @@ def test_off_the_main_thread_or_under_another_handler_nothing_changes():
             assert signal.getsignal(signal.SIGINT) is mine
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+def test_the_abort_callback_is_set_only_while_ctrl_c_is_handled_so_and_the_context_told_only_of_changes():
+    import ctypes
+
+    class LlamaCpp:  # the binding's two names used
+        ggml_abort_callback = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
+
+        def __init__(self):
+            self.set = []
+
+        def llama_set_abort_callback(self, ctx, cb, data):
+            self.set.append(bool(cb))  # a NULL function pointer is false
+
+    class Llm:
+        _ctx = type("Ctx", (), {"ctx": object()})()
+
+    binding, llm = LlamaCpp(), Llm()
+    set_abort_callback(binding, llm, False)  # a context starts without one: nothing to tell
+    set_abort_callback(binding, llm, True)
+    set_abort_callback(binding, llm, True)
+    with interruptible() as armed:
+        assert armed
+    set_abort_callback(binding, llm, False)  # an evaluation off the main thread: no Python between the nodes
+    assert binding.set == [True, False]
+    assert llm._vericite_abort_cb(None) is False  # the callback answers abort_requested()
