@@ -24,7 +24,8 @@
    ``--alce-interleave`` one answer of each of the eight (dataset, system) in turn, so a prefix covers them all.
 
 The LM's texts are scored a few at a time (progress on stderr), each chunk reaching the call cache when it is
-done: a run cut off is continued by the same command.
+done: a run cut off is continued by the same command. Ctrl-C stops it within a moment, even inside a llama.cpp
+decode (``models/llamacpp_interrupt.py``): one line on stderr, exit code 130, no JSON.
 
 Prints one JSON object (and writes it to ``--out``).
 """
@@ -45,6 +46,9 @@ from .conner_reference import REFERENCE_FILES, finite_pairs, read_reference_valu
 
 #: texts scored per model call (each chunk reaches the call cache when done: a cut-off run resumes)
 CHUNK = 4
+
+#: what Ctrl-C prints (exit 130, no JSON: the figures need every text scored)
+INTERRUPTED = "interrupted: the chunks scored so far are in the call cache; run the same command again to continue"
 
 
 def ranks(x: Sequence[float]) -> np.ndarray:
@@ -241,11 +245,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .. import registry
     from ..paths import shared_data_dir
 
+    from ..models import release
+
+    lm = None
     try:
         if shared_data_dir(required=False) is None:
             raise VericiteError("../shared/data is not beside this checkout (set VERICITE_DATA)")
         scorer = registry.create("scorers", a.relevance_model)
-        lm = None
         if a.lm:
             from ..models import load_model
 
@@ -258,6 +264,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VericiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+    finally:
+        if lm is not None:
+            release(lm)
     text = json.dumps(result, indent=2)
     print(text)
     if a.out:

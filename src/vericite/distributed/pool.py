@@ -223,6 +223,7 @@ class RayPool:
         self._actors: list[Any] = []
         self._board: Any = None
         self._inflight: dict[Any, Any] = {}
+        self._given: list[tuple[str, Any]] = []  # the batch map gave out, until the driver asks for the next
         self._restarts: dict[str, int] = {}  # actor id -> the restarts seen by steps()
         self._table_due = 0.0  # when steps() next reads Ray's actor table
         # as many workers as the cluster has CPUs free (each holds one); none free is one line, not a pool that waits
@@ -327,7 +328,26 @@ class RayPool:
             for ref in done:
                 key, actor = pending.pop(ref)
                 idle.append(actor)
-                yield key, self._get(ref)
+                self._given = [(key, self._get(ref))]
+                yield self._given[0]
+                self._given = []  # the driver asked for the next: Ctrl-C before leaves it to finished()
+
+    def finished(self) -> list[tuple[str, Any]]:
+        """As :meth:`ThreadPool.finished`: the batch the driver was given and may not have written (Ctrl-C while it
+        wrote it), and the batches in flight that Ray has finished (``ray.wait`` without waiting), as ``(key,
+        result)``; a batch that raised is left out, none in flight is waited for. Each is given once."""
+        out, self._given, ray = self._given, [], self._ray
+        try:
+            ready = ray.wait(list(self._inflight), num_returns=len(self._inflight), timeout=0)[0] if self._inflight else []
+        except Exception:  # noqa: BLE001 - a Ray shut down: what the driver was given is all there is
+            ready = []
+        for ref in ready:
+            key, _actor = self._inflight.pop(ref)  # no longer busy: close() asks its actor to close what it built
+            try:
+                out.append((key, ray.get(ref, timeout=0)))
+            except Exception:  # noqa: BLE001 - a batch that raised (or a lost actor's) is left out
+                pass
+        return out
 
     def _get(self, ref: Any) -> Any:
         ray = self._ray

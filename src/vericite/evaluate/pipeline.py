@@ -27,6 +27,7 @@ from ..metrics.judging import judge_id
 from ..protocols import Task
 from ..registry import BuildContext
 from .inputs import DEFAULT_TASK, AnswerItem, load_task
+from .lifecycle import close_evaluation, preload
 
 
 class EvaluateConfig(BaseModel):
@@ -56,14 +57,14 @@ class EvaluateConfig(BaseModel):
 LOAD: Any = object()
 
 
-def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dict[str, Any] | None = None, *, cache: Any = None) -> BuildContext:
+def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dict[str, Any] | None = None, *, cache: Any = None, loaded: list[Any] | None = None) -> BuildContext:
     """The BuildContext of every model role of one evaluation (the judge's model, G-Eval's, the four-class
     judge's, CONNER's LM): the settings' threads, server, time limits and cache. A model name is loaded once per
     evaluation, however many roles name it (``--judge llm:X --attribution-judge llm4:X`` hold one copy of X);
     ``models`` are backends already loaded, by model name (a run's answering model), used instead of loading;
     ``cache``: the call cache instead of the settings' (a path: an evaluation's own). ``meters``: given, each
     model name loaded gets a ``UsageMeter`` there that counts the evaluation's calls to it (apart from any meter
-    a run's answering model already reports to)."""
+    a run's answering model already reports to). ``loaded``: a list that gets each model loaded here (not ``models``)."""
     from ..models import load_model, model_options
     from ..models.usage import UsageMeter, metered
 
@@ -74,6 +75,8 @@ def build_context(cfg: Any, models: Mapping[str, Any] | None = None, meters: dic
     def load(name: str) -> Any:
         if name not in served:
             backend = ready[name] if name in ready else load_model(name, ctx=base)
+            if loaded is not None and name not in ready:
+                loaded.append(backend)
             served[name] = backend if meters is None else metered(backend, meters.setdefault(name, UsageMeter()))
         return served[name]
 
@@ -184,7 +187,27 @@ def evaluate_items(
     one at a time into it first (those already there are not judged again), then the corpus is scored from it.
     ``workers`` (with ``checkpoint``; ``--ray``): called with the task once prepared, it gives the pool
     (``distributed.Pool``) whose workers score those answers instead (:func:`score_answers_on_pool`), the
-    driver writing each answer's line as it comes back; it is opened only when some answer is left to judge."""
+    driver writing each answer's line as it comes back; it is opened only when some answer is left to judge. What
+    it built is closed on the way out, as a pool's worker closes its own (``lifecycle.close_evaluation``): the judge
+    it loaded and the suite's families, then the models loaded for them; ``judge`` and ``models`` given are the
+    caller's."""
+    task = load_task(task if task is not None else getattr(cfg, "task", None))
+    check_attribution_judge(cfg, task)
+    selected = check_metric_selection(getattr(cfg, "metrics", None), task)
+    meters: dict[str, Any] = {}
+    built: list[Any] = []  # the judge loaded here and the suite's families, then the models loaded: closed at the end
+    loaded: list[Any] = []
+    # with --no-cache, a checkpointed evaluation keeps its own model calls (in --out) for --resume
+    ctx = build_context(cfg, models, meters, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None, loaded=loaded)
+    try:
+        return _evaluated(items, cfg, task, selected, judge, ctx, meters, progress, checkpoint, workers, built)
+    finally:
+        close_evaluation(built, loaded)
+
+
+def _evaluated(items: Sequence[AnswerItem], cfg: Any, task: Any, selected: Any, judge: Any, ctx: Any, meters: dict[str, Any],
+               progress: bool, checkpoint: Any, workers: Any, built: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`evaluate_items` once its context is made; what it builds goes into ``built``, as it is built."""
     from ..progress import progress_bar
     from ..registry import create
 
@@ -192,12 +215,6 @@ def evaluate_items(
     from ..types import Usage
     from ..protocols import CorpusPreparing
 
-    task = load_task(task if task is not None else getattr(cfg, "task", None))
-    check_attribution_judge(cfg, task)
-    selected = check_metric_selection(getattr(cfg, "metrics", None), task)
-    meters: dict[str, Any] = {}
-    # with --no-cache, a checkpointed evaluation keeps its own model calls (in --out) for --resume
-    ctx = build_context(cfg, models, meters, cache=checkpoint.calls if checkpoint is not None and getattr(cfg, "cache", True) is False else None)
     if isinstance(task, CorpusPreparing):
         task.prepare([it.sample for it in items])
     check_reader(cfg, task, selected)
@@ -209,10 +226,12 @@ def evaluate_items(
         from ..judges import load_judge
 
         judge = load_judge(judge_spec(cfg, task), ctx=ctx) if task.judge_purposes else None
+        built.append(judge)
     samples = [it.sample for it in items]
     answers = [it.answer for it in items]
     bar = lambda total, label: progress_bar(total, label, enabled=progress)  # noqa: E731
     suite = list(task.suite(cfg, judge=judge, ctx=ctx))
+    built.extend(suite)
     preload(suite)  # a model the corpus's scoring would load first (CONNER's relevance model, ALCE's reader): now
     with _metering_ready(given, meters):
         if checkpoint is not None:
@@ -270,30 +289,6 @@ def evaluate_items(
         rec["scores"] = {k: v for run in runs for k, v in run.scores[i].items()}
         records.append(rec)
     return body, records
-
-
-def preload(suite: Sequence[Any]) -> None:
-    """Each family of ``suite`` with a ``preload()`` loads now what its corpus's scoring would load first (CONNER's
-    relevance model, ALCE's ``--reader``), before any answer is judged: a model that cannot be loaded (a missing or
-    corrupt file, a bad spec) is one line in seconds, not after every answer was judged; the corpus's scoring then
-    uses the instance loaded. Only the driver calls it: the workers of ``--ray`` build the suite to judge, never
-    these models. A plugin family whose ``preload`` fails (a bug: ``PluginError``) is left to its corpus run, which
-    says why its metrics are not computed. A ``preload`` may return a line: what will not be computed and why (ALCE's
-    QA model that cannot be had here: its metrics are not computed with the reason, by design), said on stderr as
-    the commands' warnings are (``progress.warn``) now, before the judging, once per evaluation."""
-    from ..errors import PluginError
-    from ..progress import warn
-
-    for m in suite:
-        try:
-            load = getattr(m, "preload", None)
-            if callable(load):
-                said = load()
-                if isinstance(said, str) and said:  # what will not be computed, and why (ALCE's QA model): said once, now
-                    warn(said)
-        except PluginError as e:
-            if e.kind != "metric":
-                raise
 
 
 def reuse_checkpointed_scores(suite: Sequence[Any], samples: Sequence[Any], answers: Sequence[Any], checkpoint: Any) -> None:

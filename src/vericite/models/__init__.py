@@ -22,8 +22,9 @@ Nothing heavy is imported until a backend is made.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .. import registry
 from ..registry import BuildContext
@@ -152,3 +153,37 @@ def release(backend: Any) -> None:
                 b.close_cache()
     elif isinstance(backend, Closeable):
         backend.close()
+
+
+def close_all(objects: Sequence[Any], models: Sequence[Any]) -> None:
+    """What one party built: ``objects`` closed (those with ``close()``: a method, a judge, a suite's families),
+    then ``models``, the models loaded for them (:func:`release`: their clients and call caches; a local model's
+    shared weights stay). Each once (a judge the suite holds too), each tried: one that fails does not keep the
+    others open; the first error is raised at the end. A pool's worker closes what it built so
+    (``runs/distributed.py``), and so do the runs without a pool (``runs/loop.generate_run``,
+    ``evaluate.pipeline.evaluate_items``)."""
+    from ..protocols import Closeable
+
+    first: Exception | None = None
+    seen: set[int] = set()
+    closers = [(o, o.close) for o in objects if isinstance(o, Closeable)] + [(m, functools.partial(release, m)) for m in models]
+    for obj, close in closers:
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        try:
+            close()
+        except Exception as e:  # noqa: BLE001 - the others are closed all the same
+            first = first or e
+    if first is not None:
+        raise first
+
+
+class Closing:
+    """``close()``: :func:`close_all` of ``objects`` and ``models`` (for ``runs.loop.close_after_run``)."""
+
+    def __init__(self, objects: Sequence[Any], models: Sequence[Any]) -> None:
+        self.objects, self.models = objects, models
+
+    def close(self) -> None:
+        close_all(self.objects, self.models)

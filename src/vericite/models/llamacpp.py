@@ -43,6 +43,7 @@ import numpy as np
 from ..errors import BackendError, ModelUnavailableError, did_you_mean
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 from .llamacpp_scoring import ScoringMixin, log_softmax, prefix_order, shared_prefix  # noqa: F401  (prefix_order, shared_prefix re-exported)
+from .llamacpp_interrupt import interruptible, set_abort_callback
 from .llamacpp_state import default_state_cache_mb, default_threads, load_kv_state, save_kv_state
 
 DEFAULT_N_CTX = 4096
@@ -82,7 +83,9 @@ def _counting_llama_class() -> Any:
 
         def eval(self, tokens: Sequence[int]) -> None:
             self.evaluated_tokens += len(tokens)
-            return super().eval(tokens)
+            with interruptible(self.reset) as armed:  # Ctrl-C stops a long decode (llamacpp_interrupt)
+                set_abort_callback(llama_cpp, self, armed)
+                return super().eval(tokens)
 
         def save_state(self) -> Any:
             return super().save_state() if self._logits_all else save_kv_state(llama_cpp, self)

@@ -120,35 +120,10 @@ class GenerationWorker:
 
 
 def close_worker(objects: Sequence[Any], models: Sequence[Any]) -> None:
-    """What a pool's worker built: ``objects`` closed (those with ``close()``: a method, a judge), then ``models``,
-    the models loaded for it (``models.release``: their clients and call caches; a local model's shared weights
-    stay). Each is tried: one that fails does not keep the others open; the first error is raised at the end."""
-    from ..models import release
-    from ..protocols import Closeable
+    """What a pool's worker built, closed: ``models.close_all`` (``objects``, then the ``models`` loaded for them)."""
+    from ..models import close_all
 
-    first: Exception | None = None
-    seen: set[int] = set()
-    closers = [(o, o.close) for o in objects if isinstance(o, Closeable)] + [(m, functools.partial(release, m)) for m in models]
-    for obj, close in closers:
-        if id(obj) in seen:  # a judge the suite holds too: closed once
-            continue
-        seen.add(id(obj))
-        try:
-            close()
-        except Exception as e:  # noqa: BLE001 - the others are closed all the same
-            first = first or e
-    if first is not None:
-        raise first
-
-
-class _Closing:
-    """``close()``: :func:`close_worker` of ``objects`` and ``models`` (the driver's copy of the method)."""
-
-    def __init__(self, objects: Sequence[Any], models: Sequence[Any]) -> None:
-        self.objects, self.models = objects, models
-
-    def close(self) -> None:
-        close_worker(self.objects, self.models)
+    close_all(objects, models)
 
 
 def _generation_worker(cfg: Any, backend_factory: Callable[[], Any] | None = None) -> GenerationWorker:
@@ -172,6 +147,7 @@ def generate_pooled(
     threads (``--concurrency``). ``samples``: the questions instead of ``cfg``'s dataset; ``backend_factory``:
     builds the model each worker uses instead of ``cfg.model`` (tests: a fake). Same manifest, files and errors as
     :func:`~vericite.runs.loop.generate_run`."""
+    from ..models import Closing
     from ..progress import progress_bar
     from ..protocols import Closeable, ManifestUpgrading, SampleChecking
     from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, recorded_config, resumed_config, summarise
@@ -195,7 +171,7 @@ def generate_pooled(
         header["n_samples"] = len(samples)
     finally:
         # the driver's method is done with: a close that fails does not stop the run
-        close_after_run(_Closing([method], driver_models), "of the driver's copy, before the run; the run goes on")
+        close_after_run(Closing([method], driver_models), "of the driver's copy, before the run; the run goes on")
 
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
     upgrade = method.upgrade_manifest if isinstance(method, ManifestUpgrading) else None
@@ -267,7 +243,7 @@ def generate_pooled(
 def keep_finished(pool: Any, ck: Checkpoint) -> None:
     """After Ctrl-C: the batches the workers finished that are not in the checkpoint yet (the one the driver was
     writing, others done meanwhile) go there, so ``--resume`` does not ask for them again; nothing in flight is
-    waited for (a pool without ``finished``, Ray's, gives none)."""
+    waited for (``finished()``: the thread pool's and Ray's; a pool without one gives none)."""
     finished = getattr(pool, "finished", None)
     for key, result in finished() if callable(finished) else []:
         if key not in ck:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import BackendError, DataError, VericiteError
 from ..models.usage import UsageMeter, metered
-from ..protocols import Closeable, Demonstrating, ManifestUpgrading, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
+from ..protocols import Demonstrating, ManifestUpgrading, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
 from ..totals import token_totals
 from ..types import Sample
 
@@ -364,11 +364,14 @@ def generate_run(
     """Run ``cfg``'s method (a :class:`~vericite.runs.config.GenerateConfig`) over its dataset, or over
     ``samples``, into ``out``. ``backend``: a ready model instead of ``cfg.model``; ``objects``: ready objects
     for the method's factory (KaLMA's ``graph``). Returns the finished manifest; raises ``IncompleteRun``
-    (after writing the manifest) when more questions failed than ``cfg.max_failures`` allows, or all did."""
+    (after writing the manifest) when more questions failed than ``cfg.max_failures`` allows, or all did. On the way
+    out (finished, failed or Ctrl-C) the method is closed, then the models it loaded (``models.close_all``, as a
+    pool's worker closes its own); a ready ``backend`` is the caller's."""
     samples = questions_of(cfg, out, samples)
     config = recorded_config(cfg, out, resume)
     meter = UsageMeter()
-    method = build_method(resumed_config(cfg, out, resume), meter=meter, backend=backend, **objects)
+    loaded: list[Any] = []  # the models built here (not ``backend``, the caller's): closed after the method
+    method = build_method(resumed_config(cfg, out, resume), meter=meter, backend=backend, loaded=loaded, **objects)
     if isinstance(method, ProgressShowing):
         method.show_progress(progress)
     try:
@@ -379,5 +382,6 @@ def generate_run(
             max_failures=cfg.max_failures, max_consecutive_failures=max_consecutive_failures, defaults=cfg.record_defaults(),
         )
     finally:
-        if isinstance(method, Closeable):
-            close_after_run(method)
+        from ..models import Closing
+
+        close_after_run(Closing([method], loaded))  # the method, then the models loaded for it, each once

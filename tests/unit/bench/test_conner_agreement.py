@@ -128,3 +128,27 @@ def test_conner_nq_counts_a_passage_with_no_scored_sentence(tmp_path, monkeypatc
     sp = out["sentence_perplexity"]
     assert sp["n"] == 3 and sp["no_perplexity_left_out"] == out["coherence_sentence"]["no_perplexity_left_out"] == 1
     assert "1 with no sentence" in sp["passages"]
+
+
+def test_ctrl_c_is_one_line_and_exit_130_and_the_lm_is_released(tmp_path, monkeypatch, capsys):
+    """Ctrl-C (here inside the NQ part) ends the command with one line on stderr and code 130, no traceback and no
+    JSON; the model it loaded is released (its call cache closed) on the way out."""
+    import vericite.bench.conner_agreement as ca
+    import vericite.models as models
+
+    _nq_data(tmp_path, monkeypatch, ["Alpha beta gamma.", "Delta epsilon.", "Sigma tau."], [10.0, 20.0, 30.0])
+    released = []
+    monkeypatch.setattr(models, "load_model", lambda name, **kw: FakeBackend())
+    monkeypatch.setattr(models, "release", lambda lm: released.append(lm))
+    monkeypatch.setattr(ca, "alce_utility", lambda *a, **k: pytest.fail("not reached"))
+
+    def ctrl_c(scorer, lm, *a):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ca, "conner_nq", ctrl_c)
+    monkeypatch.setattr("vericite.registry.create", lambda kind, name: FakePairScorer())
+    out = tmp_path / "out.json"
+    assert ca.main(["--lm", "fake", "--out", str(out)]) == 130
+    cap = capsys.readouterr()
+    assert cap.err.strip() == ca.INTERRUPTED and cap.out == "" and not out.exists()
+    assert len(released) == 1 and isinstance(released[0], FakeBackend)
