@@ -26,6 +26,35 @@ DOCS = [
 QUESTION = "Which cities are capitals?"
 
 
+#: the three sentences the retry tests script (``PARIS_AGAIN``: Paris's near repeat), and the citations of two
+PARIS, PARIS_AGAIN = "Paris is the capital of France.", "The capital of France is Paris."
+ROME, BERLIN = "Rome is the capital of Italy.", "Berlin is the capital of Germany."
+CITES = {"Rome": "title:Rome", "Berlin": "title:Berlin"}
+
+
+def keyword_vtg(backend: FakeBackend, **opts: Any) -> Any:
+    """VTG (k 4, one document per query, no evidence rounds unless ``opts`` say) on ``backend``, verified by the
+    keyword judge."""
+    from vericite.fakes.judges import KeywordJudge
+    from vericite.generate.vtg import build
+    from vericite.registry import BuildContext
+
+    opts = {"k": 4, "docs_per_query": 1, "trials": 0, **opts}
+    return build("", ctx=BuildContext(), backend=backend, judge=KeywordJudge(), **opts)
+
+
+def answer_q1(m: Any) -> Any:
+    """``m``'s answer to :data:`QUESTION` with :data:`DOCS`."""
+    from vericite.types import Sample
+
+    return m.answer(Sample("q1", QUESTION, passages=list(DOCS)))
+
+
+def kept_sentences(r: Mapping[str, Any]) -> list[str]:
+    """The kept sentences of an answer's VTG trace, citations cut."""
+    return [s["kept"].split(" [")[0] + "." for s in r["vtg"]["sentences"] if s["kept"]]
+
+
 def doc_number(prompt: str, title: str) -> int | None:
     m = re.search(r"Document \[(\d+)\]\(Title: " + re.escape(title) + r"\)", prompt)
     return int(m.group(1)) if m else None

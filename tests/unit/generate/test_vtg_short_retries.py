@@ -9,35 +9,18 @@ from typing import Any
 
 import pytest
 
-from vericite.fakes.judges import KeywordJudge
 from vericite.generate import vtg_steps as S
-from vericite.generate.vtg import build
 from vericite.generate.vtg_build import VtgOptions
 from vericite.models.fake import FakeBackend, last_user_message
-from vericite.registry import BuildContext
-from vericite.types import Sample
 
-from tests.support.vtg import DOCS, QUESTION, answer_so_far, restating, scripted
+from tests.support.vtg import BERLIN, CITES, PARIS, PARIS_AGAIN, ROME, answer_so_far, restating, scripted
+from tests.support.vtg import answer_q1 as answer
+from tests.support.vtg import keyword_vtg as method
+from tests.support.vtg import kept_sentences as kept
 
-PARIS, PARIS_AGAIN = "Paris is the capital of France.", "The capital of France is Paris."
-ROME, BERLIN = "Rome is the capital of Italy.", "Berlin is the capital of Germany."
-CITES = {"Rome": "title:Rome", "Berlin": "title:Berlin"}
 ECHO = "The answer so far already answers the question completely. End."
 #: what the first draw of each sentence after the first writes, why it would end the answer, its counter
 EARLY = [(ECHO, "prompt-echo", "prompt_echo_retries"), ("End.", "end-marker", "end_marker_retries"), ("", "empty", "empty_retries")]
-
-
-def method(backend, **opts):
-    opts = {"k": 4, "docs_per_query": 1, "trials": 0, **opts}
-    return build("", ctx=BuildContext(), backend=backend, judge=KeywordJudge(), **opts)
-
-
-def answer(m):
-    return m.answer(Sample("q1", QUESTION, passages=list(DOCS)))
-
-
-def kept(r):
-    return [s["kept"].split(" [")[0] + "." for s in r["vtg"]["sentences"] if s["kept"]]
 
 
 def by_seed(replies: dict[int, str] | str, sentences=(PARIS, ROME, BERLIN)) -> FakeBackend:
