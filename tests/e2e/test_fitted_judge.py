@@ -40,3 +40,18 @@ def test_a_missing_fit_file_is_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["judge-eval", "--judge", f"llm3f:{tmp_path / 'none.json'}", "--data", str(pairs_file(tmp_path)), "--out", str(tmp_path / "j"), "-q"])
     assert r.exit_code != 0 and isinstance(r.exception, SystemExit)
     assert "fit file" in r.output and "not found" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_conner_evaluation_with_llm3f_records_its_biases(tmp_path):
+    from tests.e2e.test_conner_evaluate import LINES, write
+
+    data, fit = pairs_file(tmp_path), tmp_path / "fit.json"
+    r = CliRunner().invoke(cli, ["train", "llm3f", "--model", "fake", "--data", str(data), "--skip", "0", "--limit", "12", "--no-cache", "--out", str(fit), "-q"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, LINES)), "-o", str(tmp_path / "out"),
+                                 "--judge", f"llm3f:{fit}", "--lm", "fake", "--relevance-model", "fake", "-q", "--resamples", "50"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "out" / "results.json").read_text())
+    for purpose in ("factuality", "validity"):
+        j = res["judges"][purpose]
+        assert j["id"].startswith("llm3f:fake+") and j["calibration"]["bias"] == json.loads(fit.read_text())["bias"]
