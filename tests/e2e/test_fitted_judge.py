@@ -55,3 +55,16 @@ def test_conner_evaluation_with_llm3f_records_its_biases(tmp_path):
     for purpose in ("factuality", "validity"):
         j = res["judges"][purpose]
         assert j["id"].startswith("llm3f:fake+") and j["calibration"]["bias"] == json.loads(fit.read_text())["bias"]
+
+
+def test_the_report_shows_the_fitted_biases(tmp_path):
+    from vericite.report.judge_eval import judge_block
+
+    data, fit = pairs_file(tmp_path), tmp_path / "fit.json"
+    CliRunner().invoke(cli, ["train", "llm3f", "--model", "fake", "--data", str(data), "--skip", "6", "--limit", "6", "--no-cache", "--out", str(fit), "-q"])
+    r = CliRunner().invoke(cli, ["judge-eval", "--judge", f"llm3f:{fit}", "--data", str(data), "--limit", "6", "--no-cache", "--out", str(tmp_path / "j"), "-q"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "j" / "results.json").read_text())
+    block = judge_block(res)
+    assert "fitted log-bias" in block and "fitted on 6 pairs after the first 6" in block and "content-free prior" not in block
+    assert "fitted log-bias" not in judge_block({**res, "calibration": None})
