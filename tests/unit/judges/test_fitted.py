@@ -176,3 +176,11 @@ def test_built_from_its_file_through_the_registry(tmp_path):
     assert isinstance(judge, FittedLLM3Judge) and judge.id.startswith("llm3f:leaning+")
     with pytest.raises(VericiteError, match="llm3f:<file>"):
         registry.create("judges", "llm3f", ctx)
+
+
+def test_a_label_without_mass_in_some_pairs_still_gives_finite_biases():
+    # the top_logprobs path: a word outside the top 20 has no mass (-inf); its pairs still count for the others
+    with np.errstate(divide="ignore"):
+        z = np.log(np.array([[0.7, 0.0, 0.3], [0.2, 0.5, 0.3], [0.3, 0.0, 0.7], [0.6, 0.1, 0.3]]))
+    b = fit_biases(z, np.array([0, 1, 2, 2]))
+    assert np.all(np.isfinite(b)) and b[0] == 0.0
