@@ -29,7 +29,7 @@ def test_train_llm3f_then_judge_eval_on_other_pairs(tmp_path):
     r = CliRunner().invoke(cli, ["judge-eval", "--judge", f"llm3f:{fit}", "--data", str(data), "--limit", "6", "--no-cache", "--out", str(tmp_path / "j"), "-q"])
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "j" / "results.json").read_text())
-    assert res["judge_kind"] == "llm3f" and res["judge"].startswith("llm3f:fake+") and "three_way" in res
+    assert res["judge_kind"] == "llm3f" and res["judge"].startswith("llm3f:fake:") and "three_way" in res
     assert res["judge_options"]["fit_sha256"] and res["calibration"]["bias"] == rec["bias"] and res["calibration"]["data"]["skip"] == 6
     # the pairs it was fitted on are refused
     r = CliRunner().invoke(cli, ["judge-eval", "--judge", f"llm3f:{fit}", "--data", str(data), "--limit", "7", "--no-cache", "--out", str(tmp_path / "k"), "-q"])
@@ -54,7 +54,7 @@ def test_conner_evaluation_with_llm3f_records_its_biases(tmp_path):
     res = json.loads((tmp_path / "out" / "results.json").read_text())
     for purpose in ("factuality", "validity"):
         j = res["judges"][purpose]
-        assert j["id"].startswith("llm3f:fake+") and j["calibration"]["bias"] == json.loads(fit.read_text())["bias"]
+        assert j["id"].startswith("llm3f:fake:") and j["calibration"]["bias"] == json.loads(fit.read_text())["bias"]
 
 
 def test_the_report_shows_the_fitted_biases(tmp_path):

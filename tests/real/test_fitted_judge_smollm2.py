@@ -42,7 +42,7 @@ def test_llm3f_on_smollm2_fits_biases_and_applies_them(tmp_path):
     fit = tmp_path / "fit.json"
     fit.write_text(json.dumps(rec), encoding="utf-8")
     judge = load_judge(f"llm3f:{fit}", threads=1, cache=False)
-    assert isinstance(judge, FittedLLM3Judge) and judge.id.startswith("llm3f:smollm2-135m+")
+    assert isinstance(judge, FittedLLM3Judge) and judge.id.startswith("llm3f:smollm2-135m:")
     out = judge.judge([JudgePair(e, c) for e, c, _ in PAIRS[:2]])
     for j in out:
         raw = json.loads(j.raw)

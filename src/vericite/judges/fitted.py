@@ -7,7 +7,7 @@ instead: a pair's probabilities are ``p(label) * exp(b(label))`` renormalised, `
 also names the model it was fitted with. The spec is the file (as ``table:<file>`` and ``caqa:<folder>``); the
 model is the one the file names, loaded as ``llm3:`` loads it (so through the call cache).
 
-The id is ``llm3f:<model>+<first 12 hex of the fit file's sha256>@1`` (``@1``: the prompt, ``judge-3way@1``), so
+The id is ``llm3f:<model>:<first 12 hex of the fit file's sha256>@1`` (``@1``: the prompt, ``judge-3way@1``), so
 checkpoints and judgement files key on the file's content: another fit is another judge. ``options()`` records the
 file, its whole sha256 and the fit's id (``class-bias@1``); ``calibration()`` the biases and where they were fitted
 (what ``judge-eval`` and ``evaluate`` write to results.json). Every judgement's ``raw`` keeps the label log-masses,
@@ -87,7 +87,7 @@ class FittedLLM3Judge(LLM3Judge):
         self.bias = {k: float(fit["bias"][k]) for k in LABELS}
         self.path = Path(path)
         self.sha256 = sha256
-        self.id = f"llm3f:{self.model_name}+{sha256[:12]}@1"
+        self.id = f"llm3f:{self.model_name}:{sha256[:12]}@1"
 
     def options(self) -> dict[str, Any]:
         """The settings that change its verdicts besides the id: the fit file, its sha256 and the fit's rule."""

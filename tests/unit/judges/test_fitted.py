@@ -116,7 +116,7 @@ def test_the_id_and_options_key_on_the_fit_files_content(tmp_path):
     f, _ = write_fit(tmp_path)
     fit, sha = read_fit(f)
     judge = FittedLLM3Judge(Scorer(), fit, sha, path=f)
-    assert judge.id == f"llm3f:leaning+{sha[:12]}@1" and judge.labels == LABELS
+    assert judge.id == f"llm3f:leaning:{sha[:12]}@1" and judge.labels == LABELS
     assert judge.options() == {"fit_file": str(f), "fit_sha256": sha, "fit": "class-bias@1"}
     other = dict(fit, bias={**fit["bias"], "refutes": 0.5})
     g = tmp_path / "other.json"
@@ -173,7 +173,7 @@ def test_built_from_its_file_through_the_registry(tmp_path):
     f, _ = write_fit(tmp_path)
     ctx = registry.BuildContext(load_model=lambda name: Scorer(name))
     judge = registry.create("judges", f"llm3f:{f}", ctx)
-    assert isinstance(judge, FittedLLM3Judge) and judge.id.startswith("llm3f:leaning+")
+    assert isinstance(judge, FittedLLM3Judge) and judge.id.startswith("llm3f:leaning:")
     with pytest.raises(VericiteError, match="llm3f:<file>"):
         registry.create("judges", "llm3f", ctx)
 
