@@ -68,3 +68,16 @@ def test_the_report_shows_the_fitted_biases(tmp_path):
     block = judge_block(res)
     assert "fitted log-bias" in block and "fitted on 6 pairs after the first 6" in block and "content-free prior" not in block
     assert "fitted log-bias" not in judge_block({**res, "calibration": None})
+
+
+def test_train_llm3f_refuses_the_shared_vitaminc_pairs(tmp_path, shared_data):
+    """The shared VitaminC pairs are for evaluation only (their README): fitting on them is one line, no model loaded."""
+    shared = shared_data
+    copy = tmp_path / "copy.jsonl"  # the same bytes under another name are refused too
+    copy.write_bytes((shared / "vitaminc" / "dev.jsonl").read_bytes())
+    for data in (shared / "vitaminc" / "dev.jsonl", copy):
+        r = CliRunner().invoke(cli, ["train", "llm3f", "--model", "fake", "--data", str(data), "--no-cache", "--out", str(tmp_path / "f.json"), "-q"])
+        assert r.exit_code != 0 and "evaluation only" in r.output and "Traceback" not in r.output
+        assert not (tmp_path / "f.json").exists()
+    r = CliRunner().invoke(cli, ["train", "llm3f", "--model", "fake", "--out", str(tmp_path / "f.json"), "-q"])
+    assert r.exit_code != 0 and "--data" in r.output

@@ -24,7 +24,7 @@ def _fmt(x: object, digits: int = 3) -> str:
 
 
 def default_pairs_data() -> Path:
-    """The shared VitaminC dev pairs (judge-eval's and train llm3f's default --data)."""
+    """The shared VitaminC dev pairs (judge-eval's default --data; for evaluation only: train llm3f refuses them)."""
     from ..paths import shared_data_dir
 
     return shared_data_dir() / "vitaminc" / "dev.jsonl"  # type: ignore[operator]
@@ -108,8 +108,8 @@ def judge_eval(
 
     Example: vericite judge-eval --judge llm3c:qwen2.5-coder-1.5b --limit 500 --out runs/j3c
 
-    llm3f:<fit file> is llm3 with per-label biases fitted on other labelled pairs (`vericite train llm3f`, by
-    default on the 200 VitaminC dev pairs after the first 500); results.json records the biases under
+    llm3f:<fit file> is llm3 with per-label biases fitted on other labelled pairs (`vericite train llm3f`, on
+    pairs of your own, never the shared VitaminC pairs); results.json records the biases under
     calibration, and a run that would judge pairs the biases were fitted on is refused.
 
     Example: vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f

@@ -62,10 +62,10 @@ def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: fl
 
 @train.command("llm3f")
 @click.option("--model", "model_name", required=True, help="the model the llm3:<model> judge asks (see `vericite models`)")
-@click.option("--data", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="labelled pairs, JSONL with evidence, claim and a three-way label (default: the shared VitaminC dev pairs)")
-@click.option("--skip", type=click.IntRange(min=0), default=500, show_default=True,
-              help="leave out the first N readable pairs (500: the pairs `judge-eval --limit 500` reports on)")
+@click.option("--data", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="labelled pairs, JSONL with evidence, claim and a three-way label (supports, refutes, not_enough_info); "
+                   "not the shared VitaminC pairs, which are for evaluation only")
+@click.option("--skip", type=click.IntRange(min=0), default=0, show_default=True, help="leave out the first N readable pairs")
 @click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True, help="fit on N pairs after those")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
@@ -84,8 +84,11 @@ def llm3f(model_name: str, data: Path | None, skip: int, limit: int, batch_size:
     balanced accuracy and log loss before and after. judge-eval refuses to measure llm3f on the pairs it was
     fitted on.
 
-    Example: vericite train llm3f --model qwen2.5-coder-1.5b --skip 500 --limit 200 --out runs/llm3f-qwen.json,
-    then vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f"""
+    The shared VitaminC pairs (judge-eval's default data) are refused: their README keeps them for evaluation
+    only, never for training or tuning.
+
+    Example: vericite train llm3f --model qwen2.5-coder-1.5b --data my-pairs.jsonl --limit 200 --out
+    runs/llm3f-qwen.json, then vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f"""
     import json
     from types import SimpleNamespace
 
@@ -94,11 +97,15 @@ def llm3f(model_name: str, data: Path | None, skip: int, limit: int, batch_size:
     from ..jsonl import write_json_atomic
     from ..models import load_model, model_options, release
     from ..progress import progress_bar
-    from .judge_eval import default_pairs_data
+    from ..paths import shared_data_dir
 
     if out.exists() and out.is_dir():
         raise VericiteError(f"--out {out} is a folder: give the fit file's name (e.g. {out / 'llm3f.json'})")
-    data_path = data if data is not None else default_pairs_data()
+    data_path = data
+    shared = shared_data_dir(required=False)
+    if _same_file_content(data_path, None if shared is None else shared / "vitaminc" / "dev.jsonl"):
+        raise VericiteError(f"--data {data_path} is the shared VitaminC dev pairs, which are for evaluation only (their README: never "
+                            "train or tune on them): fit on other labelled pairs, and measure on these with judge-eval")
     from ..judges.meta import load_pairs
 
     load_pairs(data_path, 1)  # a bad path fails now, not after the model is loaded
@@ -115,3 +122,17 @@ def llm3f(model_name: str, data: Path | None, skip: int, limit: int, batch_size:
     click.echo(f"fit pairs' three-way balanced accuracy {before['balanced_accuracy_3way']} -> {after['balanced_accuracy_3way']}; "
                f"said {json.dumps(before['said'])} -> {json.dumps(after['said'])}")
     click.echo(f"wrote {out}; judge: llm3f:{out}")
+
+
+def _same_file_content(a: Path, b: Path | None) -> bool:
+    """Whether files ``a`` and ``b`` hold the same bytes (False when either cannot be read)."""
+    import hashlib
+
+    def digest(p: Path) -> str | None:
+        try:
+            return hashlib.sha256(p.read_bytes()).hexdigest()
+        except (OSError, TypeError):
+            return None
+
+    da = digest(a)
+    return da is not None and b is not None and da == digest(b)
