@@ -33,6 +33,7 @@ r.judges.register("fake-4class", "vericite.fakes.judges:four_class_from_spec")
 # three-way judges (supports / refutes / not_enough_info): CONNER's factuality and validity
 r.judges.register("llm3", "vericite.judges.three_way:llm3_from_spec")
 r.judges.register("llm3c", "vericite.judges.calibrated:llm3c_from_spec")  # llm3 with contextual calibration
+r.judges.register("llm3f", "vericite.judges.fitted:llm3f_from_spec")  # llm3 with class biases fitted on labelled pairs
 r.judges.register("nli3", "vericite.judges.three_way:nli3_from_spec")
 r.judges.register("fake-3way", "vericite.fakes.judges:three_way_from_spec")
 

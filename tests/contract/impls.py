@@ -147,6 +147,16 @@ def judge_table(tmp_path: Path) -> dict[str, Any]:
     return {"_spec": f"table:{f}"}
 
 
+def judge_fit(tmp_path: Path) -> dict[str, Any]:
+    """An llm3f fit file for the fake model (what `vericite train llm3f --model fake` writes, biases by hand)."""
+    f = tmp_path / "llm3f.json"
+    fit = {"kind": "vericite-llm3-fit", "format": 1, "fit": "class-bias@1", "prompt": "judge-3way@1",
+           "model": {"name": "fake", "backend": "fake", "model": "fake", "sha256": None},
+           "bias": {"supports": 0.0, "refutes": -0.5, "not_enough_info": 0.5}}
+    f.write_text(json.dumps(fit), encoding="utf-8")
+    return {"_spec": f"llm3f:{f}"}
+
+
 def alce_file(tmp_path: Path) -> dict[str, Any]:
     """An ALCE file of two questions with their documents (ELI5-shaped: claims, a long answer)."""
     f = tmp_path / "eli5_eval.json"
@@ -269,6 +279,7 @@ IMPLS: list[Impl] = [
     Impl("judges", "fake-3way"),
     Impl("judges", "llm3:fake"),
     Impl("judges", "llm3c:fake"),
+    Impl("judges", "llm3f:<fit file>", make=judge_fit),
     Impl("judges", "llm4:fake"),
     Impl("judges", "autois:fake"),
     Impl("judges", "table:<file.jsonl>", make=judge_table),

@@ -29,6 +29,8 @@ def test_every_versioned_id_is_name_at_n():
     from vericite.generate.kalma import METHOD_ID
     from vericite.generate.prompts.kalma import Demonstration, KalmaPrompt
     from vericite.judges.calibrated import CALIBRATION_ID, CalibratedLLM3Judge
+    from vericite.judges.fit_bias import FIT_ID
+    from vericite.judges.fitted import FittedLLM3Judge
     from vericite.judges.nli import VERSION as NLI_VERSION
     from vericite.judges.triple import TripleJudge
     from vericite.metrics.geval import SPECS as GEVAL_SPECS
@@ -39,7 +41,9 @@ def test_every_versioned_id_is_name_at_n():
     ids = [
         *PROMPTS, DEFAULT_PROMPT, KG_PARSER, PASSAGE_PARSER, BUILDER_VERSION, BUILDER_PROMPT, METHOD_ID,
         KalmaPrompt(Demonstration.load(None)).id, TripleJudge().id, GEval(FakeBackend()).id, f"nli:model@{NLI_VERSION}",
-        LLMJudge(FakeBackend()).id, CalibratedLLM3Judge(FakeBackend()).id, CALIBRATION_ID, KALMA_VERSION, *(s.version for s in (*KALMA_SPECS.values(), *GEVAL_SPECS.values())),
+        LLMJudge(FakeBackend()).id, CalibratedLLM3Judge(FakeBackend()).id, CALIBRATION_ID,
+        FittedLLM3Judge(FakeBackend(), {"model": FakeBackend().identity().to_dict(), "bias": dict.fromkeys(("supports", "refutes", "not_enough_info"), 0.0)}, "0" * 64).id,
+        FIT_ID, KALMA_VERSION, *(s.version for s in (*KALMA_SPECS.values(), *GEVAL_SPECS.values())),
     ]
     assert [i for i in ids if not NAME_AT_N.fullmatch(i)] == []
 

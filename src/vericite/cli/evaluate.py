@@ -124,7 +124,7 @@ FLAGS = {"evidence_index": "--index", "lm": "--lm", "relevance_model": "--releva
 @click.option("--input", "-i", "input_path", required=True, help="JSONL of answers, a run folder (its samples.jsonl), or for alce an ALCE result file ({args, data})")
 @click.option("--task", "-t", help="what the answers are read and scored as: a task's input fields, citation format and metrics (kalma; alce, alce-asqa|qampari|eli5|short; conner, with options conner:aggregation=min|mean|max,sentence_context=paragraph|sentence,shuffles=K,unrelated=U,evidence_k=N,gamma=a/b/c/d,coherence_model=<pair scorer>; see docs/extending.md) [default: kalma]")
 @click.option("--out", "-o", required=True, help="folder for results.json, samples.jsonl, bad_lines.jsonl")
-@click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none; conner: llm3:<model>, llm3c:<model> (llm3 calibrated on content-free inputs), nli3:<model>, fake-3way [default: triple; alce, conner: none]")
+@click.option("--judge", "-j", help="the task's judge: triple, llm:<model>[@<prompt number>], nli:<model dir or hub id>, table:<file.jsonl>, none; conner: llm3:<model>, llm3c:<model> (llm3 calibrated on content-free inputs), llm3f:<fit file> (llm3 with biases fitted by `vericite train llm3f`), nli3:<model>, fake-3way [default: triple; alce, conner: none]")
 @click.option(
     "--attribution-judge",
     "attribution_judge",

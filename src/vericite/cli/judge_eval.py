@@ -23,7 +23,8 @@ def _fmt(x: object, digits: int = 3) -> str:
     return str(x)
 
 
-def _default_data() -> Path:
+def default_pairs_data() -> Path:
+    """The shared VitaminC dev pairs (judge-eval's default --data; for evaluation only: train llm3f refuses them)."""
     from ..paths import shared_data_dir
 
     return shared_data_dir() / "vitaminc" / "dev.jsonl"  # type: ignore[operator]
@@ -39,7 +40,7 @@ TASKS: dict[str, str] = {
 
 
 @click.command("judge-eval")
-@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>; three-way (VitaminC's three labels): llm3:<model>, llm3c:<model> (calibrated), nli3:<model>")
+@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>; three-way (VitaminC's three labels): llm3:<model>, llm3c:<model> (calibrated), llm3f:<fit file> (biases fitted by `vericite train llm3f`), nli3:<model>")
 @click.option(
     "--task",
     type=click.Choice(sorted(TASKS)),
@@ -107,6 +108,12 @@ def judge_eval(
 
     Example: vericite judge-eval --judge llm3c:qwen2.5-coder-1.5b --limit 500 --out runs/j3c
 
+    llm3f:<fit file> is llm3 with per-label biases fitted on other labelled pairs (`vericite train llm3f`, on
+    pairs of your own, never the shared VitaminC pairs); results.json records the biases under
+    calibration, and a run that would judge pairs the biases were fitted on is refused.
+
+    Example: vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f
+
     --task alce-human measures the judge against ALCE's human citation labels: per sentence with citations (its
     cited passages as ALCE formats them, the sentence without markers) against the human sentence_recall_score,
     and per citation (that passage alone) against citation_precision_score, full-vs-rest and any-vs-none:
@@ -154,7 +161,7 @@ def judge_eval(
         return
     if resume:
         raise VericiteError("--resume works with --task alce-human and caqa only (a pairs run is judged whole)")
-    data_path = data if data is not None else _default_data()
+    data_path = data if data is not None else default_pairs_data()
     # read the data before loading a model, so a bad path fails in a second, not after a model load
     pairs = load_pairs(data_path, limit)
     from ..models import model_options
@@ -163,6 +170,13 @@ def judge_eval(
 
     counter = UsageCounter(model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
     judge = load_judge(judge_spec, ctx=counter.ctx)
+    fitted_on = getattr(judge, "overlap", None)  # llm3f: never measured on the pairs its biases were fitted on
+    if callable(fitted_on):
+        from ..paths import file_sha256
+
+        why = fitted_on(file_sha256(pairs.path), 0, len(pairs))
+        if why:
+            raise VericiteError(f"{why}: measure it on other pairs (a smaller --limit, or fit with --skip past them)")
     judge = pooled(judge)
     from ..protocols import Judge
 

@@ -1,15 +1,20 @@
-"""``vericite train``: fine-tune a judge on a built benchmark (``train caqa``: CAQA's fine-tuning setting)."""
+"""``vericite train``: fine-tune a judge on a built benchmark (``train caqa``: CAQA's fine-tuning setting), or fit
+the three-way LLM judge's class biases on labelled pairs (``train llm3f``: the ``llm3f:<file>`` judge)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from .options import server_options
 
 
 @click.group()
 def train() -> None:
-    """Fine-tune a small judge on a built benchmark, on this CPU."""
+    """Fine-tune a small judge on a built benchmark (caqa), or fit the three-way LLM judge's class biases on
+    labelled pairs (llm3f), on this CPU."""
 
 
 @train.command("caqa")
@@ -53,3 +58,81 @@ def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: fl
     click.echo(f"trained on {t['items']} {split} items, {epochs} epoch{'s' if epochs != 1 else ''} in {t['seconds']} s (loss per epoch {t['mean_loss_per_epoch']})")
     size = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
     click.echo(f"wrote {out} ({size / 1e6:.1f} MB); judge: caqa:{out}")
+
+
+@train.command("llm3f")
+@click.option("--model", "model_name", required=True, help="the model the llm3:<model> judge asks (see `vericite models`)")
+@click.option("--data", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="labelled pairs, JSONL with evidence, claim and a three-way label (supports, refutes, not_enough_info); "
+                   "not the shared VitaminC pairs, which are for evaluation only")
+@click.option("--skip", type=click.IntRange(min=0), default=0, show_default=True, help="leave out the first N readable pairs")
+@click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True, help="fit on N pairs after those")
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
+@click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache (a second fit on the same pairs asks the model nothing)")
+@server_options
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="the fit file to write (judge: llm3f:<file>)")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def llm3f(model_name: str, data: Path | None, skip: int, limit: int, batch_size: int, threads: int | None, cache: bool, out: Path, quiet: bool,
+          **server: Any) -> None:
+    """Fit the class biases of the three-way LLM judge (llm3:<model>) on labelled pairs and write the fit file
+    the llm3f:<file> judge reads: one log-bias per label (supports fixed at 0) added to the judge's label
+    log-probabilities, minimising the class-balanced log loss on the fit pairs.
+
+    The pairs are judged by llm3:<model> through the call cache; the file records the model's identity (its
+    sha256), the data file's sha256 and which pairs (--skip, --limit), the biases, and the fit pairs' three-way
+    balanced accuracy and log loss before and after. judge-eval refuses to measure llm3f on the pairs it was
+    fitted on.
+
+    The shared VitaminC pairs (judge-eval's default data) are refused: their README keeps them for evaluation
+    only, never for training or tuning.
+
+    Example: vericite train llm3f --model qwen2.5-coder-1.5b --data my-pairs.jsonl --limit 200 --out
+    runs/llm3f-qwen.json, then vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f"""
+    import json
+    from types import SimpleNamespace
+
+    from ..errors import VericiteError
+    from ..judges.fit_bias import fit_on_pairs
+    from ..jsonl import write_json_atomic
+    from ..models import load_model, model_options, release
+    from ..progress import progress_bar
+    from ..paths import shared_data_dir
+
+    if out.exists() and out.is_dir():
+        raise VericiteError(f"--out {out} is a folder: give the fit file's name (e.g. {out / 'llm3f.json'})")
+    data_path = data
+    shared = shared_data_dir(required=False)
+    if _same_file_content(data_path, None if shared is None else shared / "vitaminc" / "dev.jsonl"):
+        raise VericiteError(f"--data {data_path} is the shared VitaminC dev pairs, which are for evaluation only (their README: never "
+                            "train or tune on them): fit on other labelled pairs, and measure on these with judge-eval")
+    from ..judges.meta import load_pairs
+
+    load_pairs(data_path, 1)  # a bad path fails now, not after the model is loaded
+    backend = load_model(model_name, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
+    try:
+        with progress_bar(limit, f"judging fit pairs with llm3:{model_name}", enabled=not quiet) as advance:
+            record = fit_on_pairs(backend, data_path, skip=skip, limit=limit, batch_size=batch_size, progress=advance)
+    finally:
+        release(backend)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out, record)
+    b, before, after = record["bias"], record["before"], record["after"]
+    click.echo(f"fitted on {record['pairs']['used']} of {record['pairs']['n']} pairs: bias " + ", ".join(f"{k} {v:+.3f}" for k, v in b.items()))
+    click.echo(f"fit pairs' three-way balanced accuracy {before['balanced_accuracy_3way']} -> {after['balanced_accuracy_3way']}; "
+               f"said {json.dumps(before['said'])} -> {json.dumps(after['said'])}")
+    click.echo(f"wrote {out}; judge: llm3f:{out}")
+
+
+def _same_file_content(a: Path, b: Path | None) -> bool:
+    """Whether files ``a`` and ``b`` hold the same bytes (False when either cannot be read)."""
+    import hashlib
+
+    def digest(p: Path) -> str | None:
+        try:
+            return hashlib.sha256(p.read_bytes()).hexdigest()
+        except (OSError, TypeError):
+            return None
+
+    da = digest(a)
+    return da is not None and b is not None and da == digest(b)

@@ -352,7 +352,7 @@ def _q_know_scorer(opts: ConnerKnowledgeOptions, ctx: Any, model: str, backend: 
     ctx = dataclasses.replace(ctx, load_model=once)
     judge = create("judges", opts.select_judge or f"llm3:{model}", ctx)
     if not set(getattr(judge, "labels", ())) >= {"supports", "refutes", "not_enough_info"}:
-        raise VericiteError(f"method conner-knowledge: select_judge must be a three-way judge (llm3:<model>, llm3c:<model>, nli3:<model>, fake-3way), not {opts.select_judge}")
+        raise VericiteError(f"method conner-knowledge: select_judge must be a three-way judge (llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way), not {opts.select_judge}")
     lm = once(opts.select_lm or model)
     scorer = create("scorers", opts.select_relevance_model, ctx)
     coherence = create("scorers", opts.select_coherence_model, ctx) if opts.select_coherence_model else None

@@ -46,7 +46,7 @@ def judge_model_identity(judge: Any) -> dict[str, Any] | None:
 def judge_identity(judge: Any) -> dict[str, Any]:
     """``judge`` (id), ``judge_kind``, ``judge_version``, ``judge_options``, ``prompt`` (an LLM judge's prompt
     version) and ``model`` (:func:`judge_model_identity`), as judge-eval's results.json records them; a calibrated
-    judge (``llm3c:``) adds ``calibration`` (its ``calibration()``: the content-free prior)."""
+    judge (``llm3c:``, ``llm3f:``) adds ``calibration`` (its ``calibration()``: the content-free prior, the fitted biases)."""
     jid = str(getattr(judge, "id", "") or type(judge).__name__)
     head, at, version = jid.rpartition("@")
     kind = (head if at else jid).split(":", 1)[0]

@@ -6,7 +6,8 @@ say (supports, refutes, not_enough_info)?
   spellings), from ``next_token_logprobs`` when the backend has it, else the first generated token's
   ``top_logprobs``. None of the words among them: ``status="unparseable"``, never a default verdict.
   ``llm3c:<model>`` (``judges/calibrated.py``) is this judge with contextual calibration (its label prior on
-  content-free inputs divided out), under an id of its own.
+  content-free inputs divided out), under an id of its own; ``llm3f:<fit file>`` (``judges/fitted.py``) is it with
+  per-label biases fitted on labelled pairs.
 * ``nli3:<model>``: an NLI cross-encoder (``judges/nli.py``) read with its three classes: entailment ->
   supports, contradiction -> refutes, neutral -> not_enough_info (found by the names in ``config.id2label``).
 

@@ -381,7 +381,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
     def _factuality(self, samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress) -> None:  # type: ignore[no-untyped-def]
         if self.judge is None:
             for i in usable:
-                reasons[i]["factuality"] = "no judge (--judge llm3:<model>, llm3c:<model>, nli3:<model>, fake-3way)"
+                reasons[i]["factuality"] = "no judge (--judge llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way)"
             return
         plan: dict[int, list[tuple[str, list[str]]]] = {}
         for i in usable:

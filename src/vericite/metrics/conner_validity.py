@@ -42,7 +42,7 @@ class ValidityMeasures(AskedOnce):
                     need = True
             if val:
                 if self.judge is None:
-                    reasons[i]["validity"] = "no judge (--judge llm3:<model>, llm3c:<model>, nli3:<model>, fake-3way)"
+                    reasons[i]["validity"] = "no judge (--judge llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way)"
                 elif gold is None and not evidence and self.retriever is None:
                     reasons[i]["validity"] = "no gold answer and no evidence"
                 else:

@@ -64,6 +64,11 @@ def judge_block(results: Mapping[str, Any]) -> str:
     prior = (results.get("calibration") or {}).get("content_free_prior") if isinstance(results.get("calibration"), Mapping) else None
     if isinstance(prior, Mapping):  # llm3c: the label prior divided out of every pair's probabilities
         rows.append(("content-free prior", esc(", ".join(f"{k} {fmt(v)}" for k, v in prior.items() if _num(v) is not None))))
+    bias = (results.get("calibration") or {}).get("bias") if isinstance(results.get("calibration"), Mapping) else None
+    if isinstance(bias, Mapping):  # llm3f: the log-biases added to every pair's label log-probabilities
+        data = results["calibration"].get("data") or {}
+        where = f" (fitted on {data.get('n')} pairs after the first {data.get('skip')} of {data.get('path')})" if data.get("n") else ""
+        rows.append(("fitted log-bias", esc(", ".join(f"{k} {fmt(v)}" for k, v in bias.items() if _num(v) is not None) + where)))
     if isinstance(model, Mapping):
         rows.append(("model", esc(" · ".join(str(model[k]) for k in ("name", "backend", "model") if model.get(k))) or "—"))
         sha = model.get("sha256")

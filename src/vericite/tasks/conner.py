@@ -12,7 +12,7 @@ equal by default), the per-item ``q_know`` it records; ``coherence_model=<pair s
 discourse model (a registered pair scorer, e.g. a plugin's Coherence-Momentum; the sigmoid of its score for (query,
 knowledge)), by default the LM's sentence-order test (a recorded deviation); built, loaded and recorded only when
 coherence_paragraph is measured (not when ``--metrics`` leaves it out), as the relevance model.
-The command's ``--judge`` is the three-way judge (``llm3:<model>``, its calibrated ``llm3c:<model>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
+The command's ``--judge`` is the three-way judge (``llm3:<model>``, its calibrated ``llm3c:<model>`` and ``llm3f:<fit file>``, ``nli3:<model>``, ``fake-3way``); ``--lm``
 the causal LM (default: the llm3 judge's model); ``--index`` an index folder that gives each sentence its
 evidence when the line has none; ``--relevance-model`` the pair scorer (default the embedded ``ms-marco``), loaded
 by the evaluation's driver before the first answer is judged (:class:`RelevanceScorer`), and only when relevance is
@@ -241,7 +241,7 @@ class ConnerTask:
 
     def suite(self, settings: Any, *, judge: Any, ctx: Any) -> list[Any]:
         if judge is not None and not set(getattr(judge, "labels", ())) >= {"supports", "refutes", "not_enough_info"}:
-            raise VericiteError(f"the conner task needs a three-way judge (llm3:<model>, llm3c:<model>, nli3:<model>, fake-3way), not {getattr(judge, 'id', judge)}")
+            raise VericiteError(f"the conner task needs a three-way judge (llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way), not {getattr(judge, 'id', judge)}")
         lm_name = getattr(settings, "lm", None)
         if lm_name:
             from ..models import model_loader
