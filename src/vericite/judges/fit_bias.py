@@ -55,15 +55,17 @@ def logits_of(judgements: Sequence[Judgement]) -> list[list[float] | None]:
     return out
 
 
-def _log_softmax(z: np.ndarray) -> np.ndarray:
-    top = np.max(z, axis=1, keepdims=True)
+def _log_probs(z: np.ndarray) -> np.ndarray:
+    """Each row's log-probabilities (``models.llamacpp_scoring.log_softmax``), quiet on rows with ``-inf`` entries."""
+    from ..models.llamacpp_scoring import log_softmax
+
     with np.errstate(invalid="ignore", divide="ignore"):
-        return z - top - np.log(np.sum(np.exp(z - top), axis=1, keepdims=True))
+        return log_softmax(z)
 
 
 def balanced_log_loss(z: np.ndarray, gold: np.ndarray, bias: np.ndarray) -> float:
     """The class-balanced log loss of logits ``z`` (pairs x 3) shifted by ``bias``, gold class indices ``gold``."""
-    lp = _log_softmax(z + bias)[np.arange(len(gold)), gold]
+    lp = _log_probs(z + bias)[np.arange(len(gold)), gold]
     return float(np.mean([-lp[gold == c].mean() for c in range(len(LABELS)) if np.any(gold == c)]))
 
 
@@ -87,12 +89,12 @@ def fit_biases(z: np.ndarray, gold: np.ndarray) -> np.ndarray:
 
     def loss(b: np.ndarray) -> float:
         full = np.concatenate([[0.0], b])
-        lp = _log_softmax(z + full)[np.arange(len(gold)), gold]
+        lp = _log_probs(z + full)[np.arange(len(gold)), gold]
         return float(-(weight * lp).sum() + RIDGE * (b @ b))
 
     b = np.zeros(len(LABELS) - 1)
     for _ in range(100):
-        q = np.exp(_log_softmax(z + np.concatenate([[0.0], b])))
+        q = np.exp(_log_probs(z + np.concatenate([[0.0], b])))
         grad = (weight[:, None] * (q - onehot)).sum(axis=0)[1:] + 2 * RIDGE * b
         qs = q[:, 1:]
         hess = (weight[:, None, None] * (qs[:, :, None] * (np.eye(len(b))[None] - qs[:, None, :]))).sum(axis=0)
