@@ -32,7 +32,7 @@ from ..types import JudgePair, Judgement
 from .fit_bias import FIT_FORMAT, FIT_ID, FIT_KIND, OBJECTIVE
 from .three_way import LABELS, PROMPT_ID, LLM3Judge, three_way
 
-MAKE = "make one with `vericite train llm3f --model <model name> --out {path}`"
+MAKE = "make one with `vericite train llm3f --model <model name> --data <labelled pairs> --out {path}`"
 
 
 def read_fit(path: str | Path) -> tuple[dict[str, Any], str]:
