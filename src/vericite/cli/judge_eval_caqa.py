@@ -4,7 +4,7 @@ on CAQA items, per class and per complexity (CAQA Tables 5-6). The work is ``jud
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import click
 
@@ -55,7 +55,9 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
         from .judge_eval_usage import UsageCounter
 
         counter = UsageCounter(model_opts)
-        judge = wrap(load_judge(judge_spec, ctx=counter.ctx))
+        judge = load_judge(judge_spec, ctx=counter.ctx)
+        refuse_fitted_items(judge, data, items.items)
+        judge = wrap(judge)
         with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
             scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance, out=out_dir, resume=resume)
         results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data),
@@ -68,6 +70,23 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
     pairs = [] if predictions is not None else [M.item_pair(it) for it in items.items]
     jsonl.write_jsonl_atomic(out_dir / "judgements.jsonl", (M.judgement_line(j, p) for j, p in zip(judgements, pairs)))
     print_caqa(results, out_dir, fmt)
+
+
+def refuse_fitted_items(judge: Any, data: Path, items: Sequence[Mapping[str, Any]]) -> None:
+    """An llm3f judge fitted on items of this CAQA dataset is never measured on them: the items read of each split
+    are the first of that split (read in file order), so each split's count is asked of ``judge.overlap``."""
+    fitted_on = getattr(judge, "overlap", None)
+    if not callable(fitted_on):
+        return
+    from collections import Counter
+
+    from ..paths import file_sha256
+
+    sha = file_sha256(data)
+    for split, count in Counter(it.get("split") for it in items).items():
+        why = fitted_on(sha, 0, count, split)
+        if why:
+            raise VericiteError(f"{why}: measure it on other items (another --split, e.g. test)")
 
 
 def rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -63,37 +63,47 @@ def caqa(data: Path, split: str, out: Path, epochs: int, batch_size: int, lr: fl
 @train.command("llm3f")
 @click.option("--model", "model_name", required=True, help="the model the llm3:<model> judge asks (see `vericite models`)")
 @click.option("--data", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="labelled pairs, JSONL with evidence, claim and a three-way label (supports, refutes, not_enough_info); "
-                   "not the shared VitaminC pairs, which are for evaluation only")
-@click.option("--skip", type=click.IntRange(min=0), default=0, show_default=True, help="leave out the first N readable pairs")
+              help="labelled pairs, JSONL with evidence, claim and a three-way label (supports, refutes, not_enough_info), "
+                   "or a `vericite build caqa` dataset (told by its fields: question, answer, citation, label), its four classes "
+                   "mapped to three; not the shared VitaminC pairs, which are for evaluation only")
+@click.option("--split", default=None, help="a CAQA dataset's split to fit on  [default: train]; not for a pairs file")
+@click.option("--skip", type=click.IntRange(min=0), default=0, show_default=True, help="leave out the first N readable pairs (of a CAQA dataset: of the split's items)")
 @click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True, help="fit on N pairs after those")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="model threads (default: the backend's)")
 @click.option("--cache/--no-cache", default=True, show_default=True, help="use the model call cache (a second fit on the same pairs asks the model nothing)")
 @server_options
 @click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), help="the fit file to write (judge: llm3f:<file>)")
+@click.option("--force", is_flag=True, help="overwrite --out when it exists (a fit file's id is its content: judgements made with the old one keep its id)")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
-def llm3f(model_name: str, data: Path | None, skip: int, limit: int, batch_size: int, threads: int | None, cache: bool, out: Path, quiet: bool,
-          **server: Any) -> None:
+def llm3f(model_name: str, data: Path, split: str | None, skip: int, limit: int, batch_size: int, threads: int | None, cache: bool, out: Path,
+          force: bool, quiet: bool, **server: Any) -> None:
     """Fit the class biases of the three-way LLM judge (llm3:<model>) on labelled pairs and write the fit file
     the llm3f:<file> judge reads: one log-bias per label (supports fixed at 0) added to the judge's label
     log-probabilities, minimising the class-balanced log loss on the fit pairs.
 
+    --data is a JSONL file of labelled pairs (evidence, claim, label), or a `vericite build caqa` dataset, told
+    apart by its fields: a CAQA item is judged as judge-eval --task caqa gives it (the citation as evidence, the
+    answer statement as claim), items of --split (default train) only, and its four classes read as three:
+    supportive -> supports, contradictory -> refutes, insufficient and irrelevant -> not_enough_info.
+
     The pairs are judged by llm3:<model> through the call cache; the file records the model's identity (its
-    sha256), the data file's sha256 and which pairs (--skip, --limit), the biases, and the fit pairs' three-way
-    balanced accuracy and log loss before and after. judge-eval refuses to measure llm3f on the pairs it was
-    fitted on.
+    sha256), the data (its kind, pairs or caqa; its file's sha256; which pairs, --skip and --limit; for CAQA the
+    split and the mapping), the biases, and the fit pairs' three-way balanced accuracy and log loss before and
+    after. judge-eval refuses to measure llm3f on the pairs (or CAQA items) it was fitted on. An existing --out
+    is overwritten only with --force.
 
     The shared VitaminC pairs (judge-eval's default data) are refused: their README keeps them for evaluation
     only, never for training or tuning.
 
-    Example: vericite train llm3f --model qwen2.5-coder-1.5b --data my-pairs.jsonl --limit 200 --out
-    runs/llm3f-qwen.json, then vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f"""
+    Example: vericite train llm3f --model qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl --split train --limit
+    200 --out runs/llm3f-qwen.json, then vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out
+    runs/j3f"""
     import json
     from types import SimpleNamespace
 
     from ..errors import VericiteError
-    from ..judges.fit_bias import fit_on_pairs
+    from ..judges.fit_bias import fit_judged, read_fit_pairs
     from ..jsonl import write_json_atomic
     from ..models import load_model, model_options, release
     from ..progress import progress_bar
@@ -101,24 +111,25 @@ def llm3f(model_name: str, data: Path | None, skip: int, limit: int, batch_size:
 
     if out.exists() and out.is_dir():
         raise VericiteError(f"--out {out} is a folder: give the fit file's name (e.g. {out / 'llm3f.json'})")
+    if out.exists() and not force:
+        raise VericiteError(f"--out {out} exists: give --force to overwrite it, or another --out")
     data_path = data
     shared = shared_data_dir(required=False)
     if _same_file_content(data_path, None if shared is None else shared / "vitaminc" / "dev.jsonl"):
         raise VericiteError(f"--data {data_path} is the shared VitaminC dev pairs, which are for evaluation only (their README: never "
                             "train or tune on them): fit on other labelled pairs, and measure on these with judge-eval")
-    from ..judges.meta import load_pairs
-
-    load_pairs(data_path, 1)  # a bad path fails now, not after the model is loaded
+    chosen = read_fit_pairs(data_path, split=split, skip=skip, limit=limit)  # a bad file fails now, not after the model is loaded
     backend = load_model(model_name, **model_options(SimpleNamespace(threads=threads, cache=cache, **server)))
     try:
-        with progress_bar(limit, f"judging fit pairs with llm3:{model_name}", enabled=not quiet) as advance:
-            record = fit_on_pairs(backend, data_path, skip=skip, limit=limit, batch_size=batch_size, progress=advance)
+        with progress_bar(len(chosen.pairs), f"judging fit pairs with llm3:{model_name}", enabled=not quiet) as advance:
+            record = fit_judged(backend, chosen, batch_size=batch_size, progress=advance)
     finally:
         release(backend)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out, record)
-    b, before, after = record["bias"], record["before"], record["after"]
-    click.echo(f"fitted on {record['pairs']['used']} of {record['pairs']['n']} pairs: bias " + ", ".join(f"{k} {v:+.3f}" for k, v in b.items()))
+    b, before, after, d = record["bias"], record["before"], record["after"], record["data"]
+    where = f" (CAQA split {d['split']}: " + ", ".join(f"{k} {v}" for k, v in d["classes"].items()) + ", read as three labels)" if d["kind"] == "caqa" else ""
+    click.echo(f"fitted on {record['pairs']['used']} of {record['pairs']['n']} pairs{where}: bias " + ", ".join(f"{k} {v:+.3f}" for k, v in b.items()))
     click.echo(f"fit pairs' three-way balanced accuracy {before['balanced_accuracy_3way']} -> {after['balanced_accuracy_3way']}; "
                f"said {json.dumps(before['said'])} -> {json.dumps(after['said'])}")
     click.echo(f"wrote {out}; judge: llm3f:{out}")

@@ -16,18 +16,29 @@ are counted. A gold class with no usable pair is an error: its bias would be und
 :func:`fit_record` gives the JSON the ``llm3f:<file>`` judge loads (``judges/fitted.py``): the model's identity,
 the prompt, the data (its file's sha256, which pairs), the biases, and the fitted split's three-way balanced
 accuracy and balanced log loss before and after. Nothing of a pair's text is written.
+
+The fit pairs (:func:`read_fit_pairs`) come from a file of labelled pairs (judge-eval's reading: ``evidence``,
+``claim``, a three-way ``label``) or from a ``vericite build caqa`` dataset, recognised by its fields (the first JSON
+object has ``question``, ``answer``, ``citation`` and ``label`` and no ``evidence`` or ``claim``). A CAQA item is
+the pair judge-eval --task caqa judges (``meta_caqa.item_pair``: the citation is the evidence, the answer statement
+the claim), of one split (``train`` unless said), its four classes read as three by :data:`CAQA_TO_3WAY`. The fit
+file's ``data`` says which: ``kind`` (``pairs`` or ``caqa``), and for CAQA the ``split``, the ``mapping`` and the
+four-class counts (``classes``); ``skip`` and ``n`` count readable pairs, or the split's items.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import VericiteError
+from .. import jsonl
+from ..errors import DataError, VericiteError
 from ..types import JudgePair, Judgement
 from .three_way import LABELS, PROMPT_ID
 
@@ -43,6 +54,9 @@ GOLD = {
     **{k: "refutes" for k in ("refutes", "refuted", "refute", "contradiction")},
     **{k: "not_enough_info" for k in ("not_enough_info", "not enough info", "nei", "neutral")},
 }
+#: CAQA's four classes (``vericite build caqa``) as the three labels a CAQA dataset is fitted on
+CAQA_TO_3WAY = {"supportive": "supports", "contradictory": "refutes", "insufficient": "not_enough_info", "irrelevant": "not_enough_info"}
+CAQA_FIELDS = ("question", "answer", "citation", "label")
 
 
 def logits_of(judgements: Sequence[Judgement]) -> list[list[float] | None]:
@@ -174,6 +188,79 @@ def fit_record(
     }
 
 
+@dataclass
+class FitPairs:
+    """The pairs to fit on, their three-way gold labels, and the fit file's ``data`` (module doc)."""
+
+    pairs: list[JudgePair]
+    gold: list[str]
+    data: dict[str, Any]
+
+
+def data_kind(path: str | Path) -> str:
+    """``caqa`` for a ``vericite build caqa`` dataset (its first JSON object has question, answer, citation and label
+    and no evidence or claim), else ``pairs`` (a folder or a missing file too: the pairs reader says what is wrong)."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        return "pairs"
+    for _n, d in jsonl.read_numbered(p, policy="skip", torn="ignore", stats=jsonl.ReadStats()):
+        caqa = all(isinstance(d.get(k), str) for k in CAQA_FIELDS) and "evidence" not in d and "claim" not in d
+        return "caqa" if caqa else "pairs"
+    return "pairs"
+
+
+def read_fit_pairs(data_path: str | Path, *, split: str | None = None, skip: int = 0, limit: int | None = None) -> FitPairs:
+    """Readable pairs ``skip`` .. ``skip + limit - 1`` of ``data_path``: labelled pairs, or the items of ``split``
+    (default ``train``) of a CAQA dataset, mapped to three labels (module doc). ``split`` with a pairs file, or a
+    CAQA dataset with no item of the split, is an error saying so."""
+    from ..paths import display_path, file_sha256
+
+    want = None if limit is None else skip + limit
+    if data_kind(data_path) == "pairs":
+        if split is not None:
+            raise VericiteError(f"--split is for a `vericite build caqa` dataset; {data_path} is read as labelled pairs (evidence, claim, label)")
+        from .meta import load_pairs
+
+        found = load_pairs(data_path, want)
+        chosen = found.pairs[skip:]
+        if not chosen:
+            raise VericiteError(f"{found.path} holds {len(found.pairs)} readable pairs: none after the first {skip} (--skip) to fit on")
+        data = {"kind": "pairs", "path": display_path(found.path), "sha256": file_sha256(found.path), "skip": skip, "n": len(chosen)}
+        return FitPairs([JudgePair(evidence=p.evidence, claim=p.claim) for p in chosen], [p.label for p in chosen], data)
+    from .meta_caqa import gold_class, item_pair, read_items
+
+    split = split or "train"
+    try:
+        items = read_items(data_path, split, want)
+    except DataError:
+        splits = Counter(str(it.get("split")) for it in read_items(data_path, None).items)  # no item at all: its own error
+        raise VericiteError(f"the CAQA dataset {data_path} holds no item of split {split!r} (its items: "
+                            + ", ".join(f"{k} {v}" for k, v in sorted(splits.items())) + "): give --split one of those") from None
+    chosen = items.items[skip:]
+    if not chosen:
+        raise VericiteError(f"the CAQA dataset {data_path} holds {len(items.items)} items of split {split!r}: none after the first {skip} (--skip) to fit on")
+    classes = [str(gold_class(it["label"])) for it in chosen]
+    data = {"kind": "caqa", "path": display_path(items.path), "sha256": file_sha256(items.path), "split": split, "skip": skip,
+            "n": len(chosen), "mapping": dict(CAQA_TO_3WAY), "classes": {c: classes.count(c) for c in CAQA_TO_3WAY}}
+    return FitPairs([item_pair(it) for it in chosen], [CAQA_TO_3WAY[c] for c in classes], data)
+
+
+def fit_judged(backend: Any, fit_pairs: FitPairs, *, batch_size: int = 8, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Judge the fit pairs with ``LLM3Judge(backend)`` and fit the biases on them (:func:`fit_record`)."""
+    from .three_way import LLM3Judge
+
+    judge = LLM3Judge(backend, batch_size=batch_size)
+    judgements: list[Judgement] = []
+    for start in range(0, len(fit_pairs.pairs), batch_size):
+        batch = fit_pairs.pairs[start : start + batch_size]
+        judgements += judge.judge(batch)
+        if progress is not None:
+            progress(len(batch))
+    ident = backend.identity()
+    return fit_record(judgements, fit_pairs.gold, model=ident.to_dict() if hasattr(ident, "to_dict") else {"name": str(ident)},
+                      judge_id=judge.id, data=fit_pairs.data)
+
+
 def fit_on_pairs(
     backend: Any,
     data_path: str | Path,
@@ -182,32 +269,17 @@ def fit_on_pairs(
     limit: int | None = None,
     batch_size: int = 8,
     progress: Callable[[int], None] | None = None,
+    split: str | None = None,
 ) -> dict[str, Any]:
-    """Judge readable pairs ``skip`` .. ``skip + limit - 1`` of ``data_path`` (judge-eval's reading of a pairs file)
-    with ``LLM3Judge(backend)`` and fit the biases on them (:func:`fit_record`)."""
-    from ..paths import display_path, file_sha256
-    from .meta import load_pairs
-    from .three_way import LLM3Judge
-
-    pairs = load_pairs(data_path, None if limit is None else skip + limit)
-    chosen = pairs.pairs[skip:]
-    if not chosen:
-        raise VericiteError(f"{pairs.path} holds {len(pairs.pairs)} readable pairs: none after the first {skip} (--skip) to fit on")
-    judge = LLM3Judge(backend, batch_size=batch_size)
-    judgements: list[Judgement] = []
-    for start in range(0, len(chosen), batch_size):
-        batch = chosen[start : start + batch_size]
-        judgements += judge.judge([JudgePair(evidence=p.evidence, claim=p.claim) for p in batch])
-        if progress is not None:
-            progress(len(batch))
-    ident = backend.identity()
-    data = {"path": display_path(pairs.path), "sha256": file_sha256(pairs.path), "skip": skip, "n": len(chosen)}
-    return fit_record(judgements, [p.label for p in chosen], model=ident.to_dict() if hasattr(ident, "to_dict") else {"name": str(ident)},
-                      judge_id=judge.id, data=data)
+    """Judge pairs ``skip`` .. ``skip + limit - 1`` of ``data_path`` (:func:`read_fit_pairs`: labelled pairs, or a
+    CAQA dataset's ``split``) with ``LLM3Judge(backend)`` and fit the biases on them (:func:`fit_record`)."""
+    chosen = read_fit_pairs(data_path, split=split, skip=skip, limit=limit)
+    return fit_judged(backend, chosen, batch_size=batch_size, progress=progress)
 
 
 def _round(x: float | None) -> float | None:
     return None if x is None else round(float(x), 6)
 
 
-__all__ = ["FIT_FORMAT", "FIT_ID", "FIT_KIND", "balanced_accuracy", "balanced_log_loss", "fit_biases", "fit_on_pairs", "fit_record", "logits_of"]
+__all__ = ["CAQA_TO_3WAY", "FIT_FORMAT", "FIT_ID", "FIT_KIND", "FitPairs", "balanced_accuracy", "balanced_log_loss", "data_kind", "fit_biases",
+           "fit_judged", "fit_on_pairs", "fit_record", "logits_of", "read_fit_pairs"]

@@ -16,7 +16,9 @@ the ``uncalibrated`` probabilities (what ``llm3:`` says) and the ``bias``.
 A missing or unreadable file, one that is not a fit file, of another format or prompt, with a bias that is not a
 number, or fitted with another model file (its sha256, or backend and model, differ from the model loaded now) is
 one line naming the file, before any pair is judged. :meth:`FittedLLM3Judge.overlap` tells judge-eval whether the
-pairs it is asked to judge are pairs the biases were fitted on.
+pairs it is asked to judge are pairs the biases were fitted on (for a fit on a CAQA dataset, items of the split it
+was fitted on: judge-eval --task caqa asks too). A fit file from before ``data.kind`` was recorded (a fit on
+labelled pairs) reads as before: the format did not change.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from ..types import JudgePair, Judgement
 from .fit_bias import FIT_FORMAT, FIT_ID, FIT_KIND, OBJECTIVE
 from .three_way import LABELS, PROMPT_ID, LLM3Judge, three_way
 
-MAKE = "make one with `vericite train llm3f --model <model name> --data <labelled pairs> --out {path}`"
+MAKE = "make one with `vericite train llm3f --model <model name> --data <labelled pairs or a CAQA dataset> --out {path}`"
 
 
 def read_fit(path: str | Path) -> tuple[dict[str, Any], str]:
@@ -99,17 +101,21 @@ class FittedLLM3Judge(LLM3Judge):
         return {"id": FIT_ID, "method": f"p(label) * exp(bias(label)), renormalised; bias fitted by {OBJECTIVE}",
                 "bias": dict(self.bias), "fit_sha256": self.sha256, **{k: self.fit.get(k) for k in keep}}
 
-    def overlap(self, data_sha256: str, first: int, count: int) -> str | None:
-        """When pairs ``first`` .. ``first + count - 1`` (0-based, readable pairs) of the file with ``data_sha256``
-        include pairs the biases were fitted on, a sentence saying so; else None."""
+    def overlap(self, data_sha256: str, first: int, count: int, split: str | None = None) -> str | None:
+        """When pairs ``first`` .. ``first + count - 1`` (0-based: readable pairs, or the items of a CAQA dataset's
+        ``split``) of the file with ``data_sha256`` include pairs the biases were fitted on, a sentence saying so;
+        else None. A fit on labelled pairs records no split; one on a CAQA dataset its split (``fit_bias``)."""
         data = self.fit.get("data") or {}
         if data.get("sha256") != data_sha256 or not isinstance(data.get("skip"), int) or not isinstance(data.get("n"), int):
+            return None
+        if data.get("split") != split:
             return None
         lo, hi = max(first, data["skip"]), min(first + count, data["skip"] + data["n"])
         if lo >= hi:
             return None
-        return (f"{self.id} was fitted on pairs {data['skip'] + 1}-{data['skip'] + data['n']} of {data.get('path')}, "
-                f"and this run judges pairs {first + 1}-{first + count} of it ({hi - lo} in both)")
+        what, of = ("items", f" of split {split!r}") if split is not None else ("pairs", "")
+        return (f"{self.id} was fitted on {what} {data['skip'] + 1}-{data['skip'] + data['n']}{of} of {data.get('path')}, "
+                f"and this run judges {what} {first + 1}-{first + count}{of} of it ({hi - lo} in both)")
 
     def judgement(self, pair: JudgePair, scores: dict[str, float] | None, mass: Mapping[str, float]) -> Judgement:
         raw: dict[str, Any] = {"label_logmass": {k: round(v, 6) for k, v in mass.items()}}
