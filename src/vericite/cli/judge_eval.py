@@ -109,8 +109,9 @@ def judge_eval(
     Example: vericite judge-eval --judge llm3c:qwen2.5-coder-1.5b --limit 500 --out runs/j3c
 
     llm3f:<fit file> is llm3 with per-label biases fitted on other labelled pairs (`vericite train llm3f`, on
-    pairs of your own, never the shared VitaminC pairs); results.json records the biases under
-    calibration, and a run that would judge pairs the biases were fitted on is refused.
+    pairs of your own or a `vericite build caqa` dataset's split, never the shared VitaminC pairs); results.json
+    records the biases under calibration, and a run that would judge pairs (or CAQA items, --task caqa) the
+    biases were fitted on is refused.
 
     Example: vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f
 
