@@ -68,3 +68,16 @@ def test_an_existing_fit_file_is_overwritten_only_with_force(tmp_path):
     r = train_llm3f("--data", str(data), "--out", str(fit), "--force")
     assert r.exit_code == 0, r.output
     assert json.loads(fit.read_text())["kind"] == "vericite-llm3-fit"
+
+
+def test_the_report_says_a_fit_was_on_caqa_items(tmp_path):
+    from vericite.report.judge_eval import judge_block
+
+    data, fit = caqa_file(tmp_path), tmp_path / "fit.json"
+    assert train_llm3f("--data", str(data), "--out", str(fit)).exit_code == 0
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", f"llm3f:{fit}", "--data", str(data), "--split", "test",
+                                 "--no-cache", "--out", str(tmp_path / "j"), "-q"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "j" / "results.json").read_text())
+    assert res["calibration"]["data"]["kind"] == "caqa" and res["calibration"]["data"]["split"] == "train"
+    assert "fitted on 8 CAQA train items, four classes read as three, after the first 0" in judge_block(res)

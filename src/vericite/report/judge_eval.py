@@ -67,7 +67,8 @@ def judge_block(results: Mapping[str, Any]) -> str:
     bias = (results.get("calibration") or {}).get("bias") if isinstance(results.get("calibration"), Mapping) else None
     if isinstance(bias, Mapping):  # llm3f: the log-biases added to every pair's label log-probabilities
         data = results["calibration"].get("data") or {}
-        where = f" (fitted on {data.get('n')} pairs after the first {data.get('skip')} of {data.get('path')})" if data.get("n") else ""
+        what = f"CAQA {data.get('split')} items, four classes read as three," if data.get("kind") == "caqa" else "pairs"
+        where = f" (fitted on {data.get('n')} {what} after the first {data.get('skip')} of {data.get('path')})" if data.get("n") else ""
         rows.append(("fitted log-bias", esc(", ".join(f"{k} {fmt(v)}" for k, v in bias.items() if _num(v) is not None) + where)))
     if isinstance(model, Mapping):
         rows.append(("model", esc(" · ".join(str(model[k]) for k in ("name", "backend", "model") if model.get(k))) or "—"))
