@@ -24,14 +24,15 @@ from ..attribution.alce import remove_citations
 _ONE = r"\s*\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]"
 #: a run of markers with what separates them ("[1], [2], and [3]", "[1][2]", "[1] & [2]"), none after it
 MARKER_RUN = re.compile(rf"{_ONE}(?:\s*[,;&]?\s*(?:(?:and|or)\s+)?{_ONE})*")
-#: brackets the markers left empty, or holding only "see" ("(see [2])")
-_EMPTY_BRACKETS = re.compile(r"\s*\(\s*(?:(?:see|cf\.)\s*)?\)", re.IGNORECASE)
+_GONE = "\x00"  # where a run of markers was, while the brackets around it are read
+#: brackets that held only a run of markers, or "see" and one ("([2])", "(see [2])"); no other brackets
+_EMPTIED = re.compile(rf"\s*\(\s*(?:(?:see|cf\.)\s*)?{_GONE}\s*\)", re.IGNORECASE)
 
 
 def without_citations(sentence: str) -> str:
     """``sentence`` without its citation markers and the separators between them (module docstring), spaces
     collapsed and stripped."""
-    text = _EMPTY_BRACKETS.sub("", MARKER_RUN.sub("", sentence))
+    text = _EMPTIED.sub("", MARKER_RUN.sub(_GONE, sentence.replace(_GONE, ""))).replace(_GONE, "")
     return " ".join(remove_citations(text).split())
 
 

@@ -63,6 +63,7 @@ def test_a_sentence_that_says_something_is_no_remark_whatever_it_cites(sentence)
         ("Paris is the capital ([1]) of France (see [2]).", "Paris is the capital of France."),
         ("Paris is the capital [1] & [2].", "Paris is the capital."),
         ("Paris is the capital [3", "Paris is the capital"),  # no closing bracket: ALCE's way
+        ("The function f() returns None (see below) [1].", "The function f() returns None (see below)."),  # brackets of its own stay
     ],
 )
 def test_a_list_of_markers_leaves_no_punctuation_behind(sentence, tidy):
