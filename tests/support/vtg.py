@@ -129,6 +129,27 @@ def saying() -> FakeBackend:
     return FakeBackend("vtg-saying", replies=reply)
 
 
+#: remarks on the sources the embedded Qwen wrote (runs/vtg-trials-rr/level-0 and level-2), and the brief's third
+REMARK = "This information can be found in documents [1], [2], and [3]."
+REMARK_MANGLED = "This information can be found in documents,, and."  # REMARK as ALCE's remove_citations leaves it
+SEE = "For more information, see Document [2]."
+
+
+def remarking() -> FakeBackend:
+    """Paris (then :data:`REMARK` in the same completion, never read), then :data:`REMARK` followed by Rome, then only
+    :data:`SEE`; cites the first document for Paris and the remark, the third (Rome) for Rome."""
+
+    def reply(messages: Any, params: Any) -> str:
+        prompt = last_user_message(messages)
+        if "Sentence with citation:" in prompt:
+            sentence = prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+            return f"{sentence} {'[3]' if 'Rome' in sentence else '[1]'}"
+        so_far = answer_so_far(prompt)
+        return f"{PARIS} {REMARK}" if not so_far else f"{REMARK} {ROME}" if "Rome" not in so_far else SEE
+
+    return FakeBackend("vtg-remarking", replies=reply)
+
+
 @pytest.fixture
 def script_model():
     """The backend name ``vtg-script``: a scripted model that writes two sentences about Paris and Rome and cites

@@ -24,7 +24,11 @@ from which sentence on ``End.`` is offered, and ``repeat_overlap`` which sentenc
 share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before the option: ``upgrade_manifest``;
 ``repeat_retries`` and ``short_retries`` likewise: 2, what was recorded, 0 before the option). ``strip_preamble``
 cuts a sentence's leading phrase that names the sources ("Based on the provided search results,",
-``vtg_steps.strip_preamble``; True, what was recorded, False before the option), the sentence as written traced.
+``vtg_steps.strip_preamble``; True, what was recorded, False before the option), the sentence as written traced;
+``drop_source_remarks`` skips, as a repeat, a sentence that only remarks on the sources ("This information can be
+found in documents [1], [2], and [5].", ``vtg_remarks.is_source_remark``; a completion of nothing else ends the
+answer, ``source-remark``, drawn again within ``short_retries``), ``tidy_citations`` removes a sentence's lists of
+markers with their separators (``vtg_remarks.without_citations``; both likewise).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -56,12 +60,12 @@ from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
-from .vtg_trace import COMPONENTS, NEAR_REPEATS, PREAMBLES, PROBLEMS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, NEAR_REPEATS, PREAMBLES, PROBLEMS, REMARKS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
 #: what the progress line calls a completion drawn again, by why it would have ended the answer
-REDRAWN = {"repeated": "repeat", "prompt-echo": "prompt echo", "end-marker": "early End.", "empty": "empty completion"}
+REDRAWN = {"repeated": "repeat", "prompt-echo": "prompt echo", "end-marker": "early End.", "empty": "empty completion", S.SOURCE_REMARK: "source remark"}
 
 
 def with_citations(sentence: str, numbers: Sequence[int]) -> str:
@@ -102,6 +106,9 @@ class VtgMethod:
         self.short_retries = opts.short_retries if opts.short_retries is not None else S.SHORT_RETRIES
         #: whether a sentence's leading preamble is cut (VtgOptions.strip_preamble; True, what was recorded, False)
         self.strip_preamble = opts.strip_preamble if opts.strip_preamble is not None else S.STRIP_PREAMBLE
+        #: whether remarks on the sources are skipped, and lists of markers removed tidily (likewise; True, recorded, False)
+        self.drop_source_remarks = opts.drop_source_remarks if opts.drop_source_remarks is not None else S.DROP_SOURCE_REMARKS
+        self.tidy_citations = opts.tidy_citations if opts.tidy_citations is not None else S.TIDY_CITATIONS
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -150,7 +157,7 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble, remarks=self.drop_source_remarks)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -259,11 +266,12 @@ class VtgMethod:
         """The sentence generator's sentence for ``trial`` (seed: the method's + the trial's number), or None and
         why the answer ends. Short of ``min_sentences`` (``End.`` not offered), a completion that held only
         repeats is drawn again, at most ``repeat_retries`` times, and one that would end the answer otherwise (a
-        prompt echo, ``End.``, an empty completion) at most ``short_retries`` times in all; the r-th draw again, of
-        either kind, with seed + trial + r * (trials + 1) (no seed another trial of the sentence uses); none at
-        temperature 0, which would write it again. Each retry is counted (``repeat_retries``; the others by reason,
-        :data:`SHORT_RETRY_COUNTS`) and traced (``trial.retries``, ``trial.short_retries``), each near repeat
-        skipped too (``near_repeated_sentence``, ``trial.near_repeats``)."""
+        prompt echo, ``End.``, an empty completion, only remarks on the sources) at most ``short_retries`` times in
+        all; the r-th draw again, of either kind, with seed + trial + r * (trials + 1) (no seed another trial of the
+        sentence uses); none at temperature 0, which would write it again. Each retry is counted
+        (``repeat_retries``; the others by reason, :data:`SHORT_RETRY_COUNTS`, ``source_remark_retries``) and traced
+        (``trial.retries``, ``trial.short_retries``), each near repeat and each remark on the sources skipped too
+        (``near_repeated_sentence``, ``trial.near_repeats``; ``source_remark_dropped``, ``trial.source_remarks``)."""
         o = self.opts
         offer_end = len(written) >= o.min_sentences
         asked = not offer_end and self.params.temperature > 0
@@ -274,14 +282,21 @@ class VtgMethod:
             seed = self.seed + trial.trial + r * (o.trials + 1)
             skipped: list[tuple[str, int, float]] = []
             cut: list[tuple[str, str]] | None = [] if self.strip_preamble else None
+            remarks: list[str] | None = [] if self.drop_source_remarks else None
             with tracer.timed("sentence"):
-                sentence, why, trial.raw = S.generate_sentence(gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end, overlap=self.repeat_overlap, skipped=skipped, preambles=cut)
+                sentence, why, trial.raw = S.generate_sentence(
+                    gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end,
+                    overlap=self.repeat_overlap, skipped=skipped, preambles=cut, remarks=remarks, tidy=self.tidy_citations,
+                )
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
                 trial.near_repeats += [{"sentence": s, "repeats": i, "overlap": round(c, 4), "draw": r} for s, i, c in skipped]
             if cut:
                 tracer.count(PREAMBLES)
                 trial.preamble = {"original": cut[0][0], "stripped": cut[0][1]}
+            if remarks:
+                tracer.count(REMARKS[0], len(remarks))
+                trial.source_remarks += [{"sentence": x, "draw": r} for x in remarks]
             kind = "repeat" if why == "repeated" else "short"
             if sentence is not None or used[kind] == budget[kind]:
                 return sentence, why
@@ -290,7 +305,7 @@ class VtgMethod:
                 tracer.count("repeat_retries")
                 trial.retries.append({"seed": seed, "raw": trial.raw})
             else:
-                tracer.count(SHORT_RETRY_COUNTS[why])
+                tracer.count(REMARKS[1] if why == S.SOURCE_REMARK else SHORT_RETRY_COUNTS[why])
                 trial.short_retries.append({"why": why, "seed": seed, "raw": trial.raw})
             r += 1
             self._step(f"sentence {len(written) + 1}, trial {trial.trial + 1}, {REDRAWN[why]} drawn again ({used[kind]} of {budget[kind]})")
@@ -345,6 +360,7 @@ class VtgMethod:
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
             "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
+            "drop_source_remarks": self.drop_source_remarks, "tidy_citations": self.tidy_citations,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -360,13 +376,14 @@ class VtgMethod:
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
         exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
-        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False. ``generate --resume``
+        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False; before
+        ``drop_source_remarks`` / ``tidy_citations``: kept remarks, removed markers ALCE's way, False. ``generate --resume``
         / ``run --resume`` build the method with those values when the options are not given
         (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise (another value
         given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, **old}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "drop_source_remarks": False, "tidy_citations": False, **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
@@ -392,7 +409,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES) if any(q in t.get("problems", {}) for t in traces)))},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES, *REMARKS) if any(q in t.get("problems", {}) for t in traces)))},
             },
             **_retrieved(records),
         }

@@ -5,7 +5,10 @@
   far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer. A sentence
   already written is its exact repeat or, below ``repeat_overlap`` 1.0, a near repeat: one written sentence holds
   at least that share of its content words (:func:`repeat_of`). With ``strip_preamble``, a leading phrase that
-  names the sources ("Based on the provided search results,") is cut from the sentence (:func:`strip_preamble`).
+  names the sources ("Based on the provided search results,") is cut from the sentence (:func:`strip_preamble`);
+  with ``drop_source_remarks``, a sentence that only remarks on the sources ("This information can be found in
+  documents [1], [2], and [5].") is skipped as a repeat is, and with ``tidy_citations`` a list of markers leaves no
+  punctuation behind (``vtg_remarks.py``).
 * :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,
   in range, without repeats, the first ``at_most`` (3); the sentence itself is the generator's (the paper asks
   the model not to change it, and vericite does not trust it to).
@@ -31,6 +34,7 @@ from ..metrics.judging import judgement_verdict
 from ..types import GenParams, JudgePair, Passage
 from .prompts import vtg as P
 from .vtg_memory import Memory, doc_key
+from .vtg_remarks import is_source_remark, without_citations
 from .vtg_trace import Tracer
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|Q\d+[.:]|Question\s*\d*[.:])\s*", re.IGNORECASE)
@@ -52,6 +56,10 @@ SHORT_RETRIES = 2
 #: whether a new run cuts a leading preamble phrase from the sentences (``strip_preamble``; False: the rule before
 #: the option)
 STRIP_PREAMBLE = True
+#: whether a new run skips the sentences that only remark on the sources (``drop_source_remarks``) and removes a
+#: sentence's lists of markers with their separators (``tidy_citations``; ``vtg_remarks.py``; False: the rules before
+#: the options)
+DROP_SOURCE_REMARKS = TIDY_CITATIONS = True
 #: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
 #: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
 STOPWORDS = frozenset(
@@ -105,6 +113,8 @@ def first_text(backend: Any, messages: Any, params: GenParams) -> str:
 #: a sentence that speaks of the prompt's own words rather than the question ("The answer so far already answers
 #: the question completely. End.", the embedded Qwen's reply to ``vtg-sentence@3``): the model declining to go on
 PROMPT_ECHO = re.compile(r"\banswer so far\b", re.IGNORECASE)
+#: why a completion that held only remarks on the sources (and nothing new) ends the answer (``drop_source_remarks``)
+SOURCE_REMARK = "source-remark"
 #: the sources a preamble names: "the provided search results", "the information provided in Document" (its
 #: ``[n]`` already removed), "the document titled \"...\"", "the documents"
 _SOURCES = (
@@ -132,25 +142,33 @@ def strip_preamble(sentence: str) -> tuple[str, str]:
     return rest, sentence[: m.end()].strip()
 
 
-def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None) -> tuple[str | None, str]:
+def read_sentence(
+    raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
+    remarks: list[str] | None = None, tidy: bool = False,
+) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
-    ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`).
+    ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`;
+    ``source-remark``: only remarks on the sources were left, below).
     Sentences that repeat one already written are skipped (a chat model often restarts the answer, or says a
     sentence again in other words): :func:`repeat_of` at ``overlap`` (1.0: only exact repeats; the method's
     ``repeat_overlap``); a completion with nothing else ends the answer as ``repeated``. ``skipped``, when given,
     receives each near repeat skipped (not an exact one) as (the sentence, the index of the written sentence it
     repeats, the containment). ``preambles``, when given, has each sentence's leading preamble cut first
     (:func:`strip_preamble`; the rules above then read what is left) and receives the sentence returned's, when
-    one was cut, as (the sentence as written, the phrase cut)."""
+    one was cut, as (the sentence as written, the phrase cut). ``remarks``, when given, has each sentence that only
+    remarks on the sources (``vtg_remarks.is_source_remark``, read after the preamble's cut) skipped as a repeat is
+    and receives it as written, citations included; a completion with nothing else (no repeat either) ends the
+    answer as ``source-remark``. ``tidy``: citations removed with the separators between them
+    (``vtg_remarks.without_citations``), else ALCE's way (``remove_citations``, the rule before the option)."""
     text = raw.strip()
     text = text.replace("\n", " ").strip()
     if text.lower().startswith("answer:"):
         text = text[len("answer:") :].strip()
     if not text or text.lower().rstrip(".") == "end":
         return None, "end-marker" if text else "empty"
-    repeated = False
-    for s in sent_tokenize(text):
-        s = " ".join(remove_citations(s).split())
+    repeated = remarked = False
+    for as_written in sent_tokenize(text):
+        s = without_citations(as_written) if tidy else " ".join(remove_citations(as_written).split())
         original, cut = s, ""
         if preambles is not None:
             s, cut = strip_preamble(s)
@@ -158,6 +176,10 @@ def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skippe
             return None, "end-marker"
         if PROMPT_ECHO.search(s):
             return None, "prompt-echo"
+        if remarks is not None and is_source_remark(strip_preamble(s)[0]):
+            remarks.append(as_written)
+            remarked = True
+            continue
         hit = repeat_of(s, written, overlap)
         if hit is not None:
             repeated = True
@@ -167,18 +189,19 @@ def read_sentence(raw: str, written: Sequence[str], overlap: float = 1.0, skippe
         if cut and preambles is not None:
             preambles.append((original, cut))
         return s, ""
-    return None, "repeated" if repeated else "empty"
+    return None, "repeated" if repeated else SOURCE_REMARK if remarked else "empty"
 
 
 def generate_sentence(
     backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True,
     overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
+    remarks: list[str] | None = None, tidy: bool = False,
 ) -> tuple[str | None, str, str]:
-    """(the sentence or None, why it ended, the raw completion); ``overlap``, ``skipped`` and ``preambles`` as
-    :func:`read_sentence`'s."""
+    """(the sentence or None, why it ended, the raw completion); ``overlap``, ``skipped``, ``preambles``,
+    ``remarks`` and ``tidy`` as :func:`read_sentence`'s."""
     messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
     raw = first_text(backend, messages, params)
-    sentence, why = read_sentence(raw, written, overlap, skipped, preambles)
+    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy)
     return sentence, why, raw
 
 

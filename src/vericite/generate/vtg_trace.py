@@ -7,7 +7,9 @@ that failed, an answer left empty, the answer ended on repeats, (with the near-r
 skipped (:data:`NEAR_REPEATS`, each one's text in its trial's ``near_repeats``) and (with ``repeat_retries`` above
 0) completions of repeats drawn again and answers ended short of ``min_sentences`` (:data:`SHORT_ANSWERS`), and
 (with ``short_retries`` above 0) the other early endings drawn again, by reason (:data:`SHORT_RETRY_COUNTS`), and
-(with ``strip_preamble``) the sentences whose leading preamble was cut (:data:`PREAMBLES`, each trial's ``preamble``)."""
+(with ``strip_preamble``) the sentences whose leading preamble was cut (:data:`PREAMBLES`, each trial's ``preamble``),
+and (with ``drop_source_remarks``) the sentences skipped as remarks on the sources and the completions of them drawn
+again (:data:`REMARKS`, each trial's ``source_remarks``)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,14 @@ SHORT_RETRY_COUNTS = {"prompt-echo": "prompt_echo_retries", "end-marker": "end_m
 #: each traced in its trial's ``preamble``. Not a failure: the phrase is not the sentence's claim. Absent without
 #: the option, so an answer written before it has the trace it always had.
 PREAMBLES = "preamble_stripped"
+#: counted (in ``problems``, last) only by an answer written with ``drop_source_remarks``: ``source_remark_dropped``,
+#: the sentences the completions held (trials, draws again included) that only remark on the sources ("This
+#: information can be found in documents [1], [2], and [5].", ``vtg_remarks.is_source_remark``) and were skipped,
+#: each traced as written in its trial's ``source_remarks``; and, with ``short_retries`` above 0 too,
+#: ``source_remark_retries``, the completions of nothing else drawn again short of ``min_sentences`` (a
+#: ``short_retries`` reason, ``source-remark``). Absent without the option, so an answer written before it has the
+#: trace it always had.
+REMARKS = ("source_remark_dropped", "source_remark_retries")
 
 
 def usage_dict(u: Usage) -> dict[str, int]:
@@ -86,6 +96,9 @@ class Trial:
     # the sentence's leading preamble cut (strip_preamble): {"original": the sentence as written, "stripped": the
     # phrase}, or None; in the trace only with strip_preamble
     preamble: dict[str, str] | None = None
+    # the sentences skipped as remarks on the sources (drop_source_remarks): {"sentence": as written, citations
+    # included, "draw": 0 for the first completion, r for the r-th draw again}; in the trace only with the option
+    source_remarks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -99,15 +112,16 @@ class SentenceTrace:
 class Tracer:
     """Collects an answer's trace; ``meters`` count each component's model calls."""
 
-    def __init__(self, near_repeats: bool = False, retries: bool = False, short_retries: bool = False, preamble: bool = False) -> None:
+    def __init__(self, near_repeats: bool = False, retries: bool = False, short_retries: bool = False, preamble: bool = False, remarks: bool = False) -> None:
         self.sentences: list[SentenceTrace] = []
         self.meters = {c: UsageMeter() for c in COMPONENTS}
-        self.near_repeats, self.retries, self.short_retries, self.preamble = near_repeats, retries, short_retries, preamble
+        self.near_repeats, self.retries, self.short_retries, self.preamble, self.remarks = near_repeats, retries, short_retries, preamble, remarks
         short = (*(SHORT_ANSWERS if retries else ()), *(("short_answer",) if short_retries and not retries else ()), *(SHORT_RETRY_COUNTS.values() if short_retries else ()))
-        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *short, *((PREAMBLES,) if preamble else ()))}
+        remarked = REMARKS if remarks and short_retries else REMARKS[:1] if remarks else ()
+        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *short, *((PREAMBLES,) if preamble else ()), *remarked)}
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
-        self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo
+        self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo | source-remark
         self.judge_error = ""  # the first failure of a judge call (its pairs: failed judgements), when one failed
         self._mark: dict[str, Usage] = {}
         self.seconds = {c: 0.0 for c in (*COMPONENTS, "retrieval")}  # wall time by component
@@ -148,8 +162,8 @@ class Tracer:
         }
 
     def _sentence(self, s: SentenceTrace) -> dict[str, Any]:
-        """A sentence's trace; its trials' ``near_repeats``, ``retries``, ``short_retries`` and ``preamble`` only under
-        their rules."""
+        """A sentence's trace; its trials' ``near_repeats``, ``retries``, ``short_retries``, ``preamble`` and
+        ``source_remarks`` only under their rules."""
         out = asdict(s)
         for t in out["trials"]:
             if not self.near_repeats:
@@ -160,4 +174,6 @@ class Tracer:
                 del t["short_retries"]
             if not self.preamble:
                 del t["preamble"]
+            if not self.remarks:
+                del t["source_remarks"]
         return out
