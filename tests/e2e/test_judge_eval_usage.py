@@ -137,3 +137,31 @@ def test_caqa_predictions_have_no_judge_usage(tmp_path):
     p.write_text(json.dumps({"label": "supportive", "prediction": "Supportive", "complexity": "single"}) + "\n")
     run("--task", "caqa", "--predictions", p, "--out", tmp_path / "o")
     assert "judge_usage" not in results(tmp_path / "o")
+
+
+def test_calls_the_call_cache_answers_count_as_evaluate_counts_them(tmp_path, monkeypatch):
+    """The fake model behind the real call cache: a second judge-eval of the same pairs asks the model nothing (every
+    call answered by the cache) and reports the same ``judge_usage``, the tokens first reported, as ``evaluate``'s
+    ``judge_usage`` and generate's ``usage`` count cached calls (docs/results-format.md; README; models/usage.py)."""
+    from vericite.models.fake import FakeBackend
+
+    asked = []
+    real = FakeBackend.next_token_logprobs
+
+    def counted(self, prompts, candidates):
+        asked.extend(prompts)
+        return real(self, prompts, candidates)
+
+    monkeypatch.setattr(FakeBackend, "next_token_logprobs", counted)
+    monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(p) + "\n" for p in PAIRS))
+    got = []
+    for name in ("first", "again"):
+        asked.clear()
+        r = CliRunner().invoke(cli, ["judge-eval", "--judge", "llm:fake", "--data", str(data), "--out", str(tmp_path / name), "-q"])
+        assert r.exit_code == 0, r.output
+        got.append((len(asked), results(tmp_path / name)["judge_usage"]))
+    (first_asked, first), (again_asked, again) = got
+    assert first_asked == len(PAIRS) and again_asked == 0  # the second run's calls all came from the cache
+    assert again == first and first["fake"]["calls"] == len(PAIRS) and first["fake"]["prompt_tokens"] > 0

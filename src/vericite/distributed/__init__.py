@@ -1,6 +1,7 @@
 """Work handed to a pool of workers and gathered back by key: Ray actors (``--ray auto|ADDRESS --workers N``) or
 threads (``--concurrency N``), behind one interface (:class:`Pool`), plus the per-batch checkpoint
-(``OUT/.ray-calls.jsonl``) that lets a killed driver resume with nothing lost or done twice.
+(``OUT/.ray-calls.jsonl``) that lets a killed driver resume with nothing lost or done twice, and what a driver
+interrupted by Ctrl-C keeps of the batches its workers finished (``keep_finished``).
 
 Floor 1: this package knows nothing of methods, judges or runs. A worker is built in its own process (or thread)
 by a *factory*, a picklable callable the caller passes (``functools.partial`` of a module-level function), so each
@@ -15,6 +16,7 @@ are nested JSON (samples with documents, judgements, usage) that would be flatte
 actors take and return the Python records as they are, and an actor loads its model or judge once.
 """
 
+from .checkpoint import keep_finished
 from .pool import Checkpoint, Pool, RayPool, StepBoard, ThreadPool, open_pool, ray_available
 
-__all__ = ["Checkpoint", "Pool", "RayPool", "StepBoard", "ThreadPool", "open_pool", "ray_available"]
+__all__ = ["Checkpoint", "keep_finished", "Pool", "RayPool", "StepBoard", "ThreadPool", "open_pool", "ray_available"]

@@ -1,11 +1,12 @@
-"""The per-batch checkpoint of a pool's run (``OUT/.ray-calls.jsonl``); split from ``distributed/pool.py``, moved
-verbatim."""
+"""The per-batch checkpoint of a pool's run (``OUT/.ray-calls.jsonl``; split from ``distributed/pool.py``), and what
+a driver interrupted by Ctrl-C keeps of its pool's work (:func:`keep_finished`: generate's, evaluate's and
+judge-eval's, whatever checkpoint each writes)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import jsonl
 
@@ -45,3 +46,15 @@ class Checkpoint:
     def put(self, key: str, result: Any) -> None:
         jsonl.append(self.path, {"key": key, "result": result})
         self._done[key] = result
+
+
+def keep_finished(pool: Any, write: Callable[[str, Any], None], written: Callable[[str], bool] | None = None) -> None:
+    """After Ctrl-C: each batch the workers finished that the driver may not have written yet (the one it was
+    writing, others done meanwhile) is given to ``write(key, result)`` (a :class:`Checkpoint`'s ``put``, or an
+    evaluation's writer of its answer lines), unless ``written(key)`` says it is there already, so ``--resume``
+    does not ask for it again; nothing in flight is waited for (``pool.finished()``: the thread pool's and Ray's; a
+    pool without one gives none)."""
+    finished = getattr(pool, "finished", None)
+    for key, result in finished() if callable(finished) else []:
+        if written is None or not written(key):
+            write(key, result)

@@ -387,11 +387,12 @@ def score_answers_on_pool(
     ``checkpoint`` go in batches of ``batch_size`` (:data:`ANSWER_BATCH`) to ``open_pool()``'s workers (each built the task's suite once:
     ``runs/distributed.py``'s ``AnswerWorker``), which score each answer alone as the local loop does and send back
     its checkpoint line; the driver appends each line as its batch comes back, its judgements into the memo of
-    ``suite``'s judges (so the corpus's scoring after this asks no judge again), its usage into ``meters``. The pool
-    is opened only when some answer is left to judge, and closed at the end."""
-    from ..models.usage import UsageMeter
+    ``suite``'s judges (so the corpus's scoring after this asks no judge again), its usage into ``meters``. On
+    Ctrl-C the lines of the batches the workers had finished that the driver had not written yet are written first
+    (``distributed.keep_finished``), so ``--resume`` does not judge them again. The pool is opened only when some
+    answer is left to judge, and closed at the end."""
+    from ..distributed import keep_finished
     from ..progress import progress_bar
-    from ..types import Usage
 
     if not judged_parts(suite, checkpoint.memo, checkpoint.fresh):
         return
@@ -404,20 +405,33 @@ def score_answers_on_pool(
     pool = open_pool()
     try:
         with progress_bar(len(items), "scoring answers", enabled=progress, completed=len(items) - len(todo)) as advance:
-            for _key, lines in pool.map("score", send):
-                for line in lines:
-                    i = line["answer"]
-                    if items[i].sample.id != line["id"]:
-                        from ..errors import VericiteError
-
-                        raise VericiteError(f"a worker scored answer {i} as {line['id']!r}, not {items[i].sample.id!r}")
-                    checkpoint.add_line(line)
-                    for name, used in (line.get("usage") or {}).items():
-                        if meters is not None:
-                            meters.setdefault(name, UsageMeter()).add(Usage.from_dict(used))
-                advance(len(lines))
+            try:
+                for _key, lines in pool.map("score", send):
+                    advance(_write_lines(items, checkpoint, lines, meters))
+            except KeyboardInterrupt:  # a batch being written, others finished meanwhile: their lines kept
+                keep_finished(pool, lambda _key, lines: _write_lines(items, checkpoint, lines, meters))
+                raise
     finally:
         pool.close()
+
+
+def _write_lines(items: Sequence[AnswerItem], checkpoint: Any, lines: Sequence[dict[str, Any]], meters: dict[str, Any] | None) -> int:
+    """A worker's answer lines appended to ``checkpoint`` (those not there yet: after Ctrl-C, part of a batch may
+    be), their usage into ``meters``; how many lines there were."""
+    from ..errors import VericiteError
+    from ..models.usage import UsageMeter
+    from ..types import Usage
+
+    for line in lines:
+        i = line["answer"]
+        if items[i].sample.id != line["id"]:
+            raise VericiteError(f"a worker scored answer {i} as {line['id']!r}, not {items[i].sample.id!r}")
+        if checkpoint.is_done(i, line["id"]):
+            continue
+        checkpoint.add_line(line)
+        for name, used in (line.get("usage") or {}).items() if meters is not None else ():
+            meters.setdefault(name, UsageMeter()).add(Usage.from_dict(used))
+    return len(lines)
 
 
 def _metering_ready(judge: Any, meters: dict[str, Any]) -> Any:

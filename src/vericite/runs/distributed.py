@@ -9,8 +9,9 @@ finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes 
 failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local run's. ``--resume`` after a killed
 driver takes the answers of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet (a driver killed
 while writing a batch's samples leaves part of that batch there) and sends only the other samples, in batches cut
-anew: nothing is lost, nothing answered twice. Ctrl-C with threads (``--concurrency``) checkpoints the batches they
-had finished that the driver had not written yet (:func:`keep_finished`) and waits for none in flight. Progress: the
+anew: nothing is lost, nothing answered twice. Ctrl-C (threads, ``--concurrency``, or Ray) checkpoints the batches
+the workers had finished that the driver had not written yet (``distributed.keep_finished``, evaluate's and
+judge-eval's too) and waits for none in flight. Progress: the
 pool is opened with a step board (``distributed.StepBoard``) to which each worker reports the question it is on and
 the steps a ``StepShowing`` method names (:meth:`GenerationWorker.report_steps_to`); the driver reads it every
 :data:`STEP_POLL_S` and its progress line names the questions in flight with their steps (:func:`showing_steps`), as
@@ -20,7 +21,8 @@ Evaluation: the answers not in the evaluation's checkpoint (``OUT/.evaluate-answ
 workers, each an :class:`AnswerWorker` (the judges loaded once, the task's suite built once), which score each answer
 alone as the local evaluate does and send back its checkpoint line; the driver writes each line as it comes back and
 scores the corpus from the checkpointed judgements (``evaluate.pipeline.score_answers_on_pool``), so the files and
-``--resume`` (its settings check included) are a local evaluate's.
+``--resume`` (its settings check included) are a local evaluate's; on Ctrl-C the lines of the batches the workers had
+finished that the driver had not written yet are written first.
 
 judge-eval: the judge is ``PoolJudge`` (``runs/distributed_judge.py``, re-exported here), which splits each
 call's pairs over the workers, each of which loaded the judge once.
@@ -40,7 +42,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from ..distributed import Checkpoint, Pool, open_pool
+from ..distributed import Checkpoint, Pool, keep_finished, open_pool
 from ..errors import BackendError
 from ..types import Sample
 # the judge side (judge-eval's PoolJudge), its names re-exported here
@@ -228,7 +230,7 @@ def generate_pooled(
                                     outcomes[str(o["id"])] = o
                                 flush(advance)
                         except KeyboardInterrupt:
-                            keep_finished(pool, ck)
+                            keep_finished(pool, ck.put, ck.__contains__)
                             raise
         finally:
             if pool is not None:
@@ -238,16 +240,6 @@ def generate_pooled(
         manifest = summarise(run, failures, samples, method)
     check_failures(manifest, cfg.max_failures, last_error, kinds)
     return manifest
-
-
-def keep_finished(pool: Any, ck: Checkpoint) -> None:
-    """After Ctrl-C: the batches the workers finished that are not in the checkpoint yet (the one the driver was
-    writing, others done meanwhile) go there, so ``--resume`` does not ask for them again; nothing in flight is
-    waited for (``finished()``: the thread pool's and Ray's; a pool without one gives none)."""
-    finished = getattr(pool, "finished", None)
-    for key, result in finished() if callable(finished) else []:
-        if key not in ck:
-            ck.put(key, result)
 
 
 def _open(factory: Callable[[], Any], workers: int, ray: str | None, *, steps: bool = False) -> Pool:

@@ -7,7 +7,9 @@ of which loaded the judge once, and puts the judgements back in the order of the
 checkpointed under the sha256 of the judge's id, the settings that change what it says (:func:`judge_settings`:
 the server its model asks, its recorded options, its model's output settings; never a key) and its pairs, so a
 judge-eval run again with ``--resume`` judges only what was not judged yet, and a run against another server or
-with other judge settings judges its parts anew. Each part comes back with what the worker's judge model calls cost
+with other judge settings judges its parts anew. On Ctrl-C the parts the workers had finished that the driver had
+not checkpointed yet are checkpointed first (``distributed.keep_finished``, as generate's), so ``--resume`` does
+not judge them again. Each part comes back with what the worker's judge model calls cost
 (``PoolJudge.worker_usage``: judge-eval's ``judge_usage``).
 """
 
@@ -20,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..distributed import Checkpoint, Pool, open_pool
+from ..distributed import Checkpoint, Pool, keep_finished, open_pool
 from ..errors import VericiteError
 from ..types import JudgePair, Judgement, Usage
 
@@ -143,10 +145,15 @@ class PoolJudge:
         ck = self._checkpoint
         results: dict[str, list[dict[str, Any]]] = {k: ck.get(k) for k, _ in keyed if ck is not None and k in ck}
         send = [(k, list(part)) for k, part in keyed if k not in results]
-        for key, result in self._pool.map("judge_pairs_usage", send):
+        try:
+            for key, result in self._pool.map("judge_pairs_usage", send):
+                if ck is not None:
+                    ck.put(key, result)
+                results[key] = result
+        except KeyboardInterrupt:  # the parts the workers finished that are not checkpointed yet: kept for --resume
             if ck is not None:
-                ck.put(key, result)
-            results[key] = result
+                keep_finished(self._pool, ck.put, ck.__contains__)
+            raise
         out: list[Judgement] = []
         for key, part in keyed:
             got = results[key]
