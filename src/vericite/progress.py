@@ -7,12 +7,18 @@ now being worked on with ``advance.running(label)``. When one item takes longer 
 lines say so while it runs (``generating: 3/20, sample q17 running for 65 s``), so a slow or hung model is
 visible rather than silent.
 
+One model call that scores many items (CONNER's LM measures send their texts in one call) moves a bar while it
+runs: within ``items_of_call(advance, n)``, a backend that works through the items one by one says each one done
+with ``item_done()`` (llama.cpp's scorer; the call cache says its hits at once); whatever no one said is counted
+when the call returns, so the bar moves by ``n``, never more. The calls themselves are the same with or without.
+
 ``warn`` says one warning line on stderr as the commands say theirs (yellow on a terminal, plain text otherwise):
 the floors below the commands (an evaluation's preload, the runner) say their warnings through it."""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import sys
 import threading
 import time
@@ -30,6 +36,42 @@ def warn(text: str) -> None:
     import click
 
     click.secho(text, fg="yellow", err=True)
+
+
+#: within :func:`items_of_call`: how a backend says it finished items of the call under way
+_item_done: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("vericite_item_done", default=None)
+
+
+@contextlib.contextmanager
+def items_of_call(advance: Callable[[int], None] | None, n: int) -> Iterator[None]:
+    """Around one model call of ``n`` items: what :func:`item_done` says within it advances ``advance`` (at most
+    ``n`` in all), and when the call returns the rest of ``n`` is advanced at once (a backend that says nothing,
+    the duplicates of a call asked once). Nothing when ``advance`` is None, or when the call raises."""
+    if advance is None:
+        yield
+        return
+    left = [max(0, int(n))]
+
+    def done(k: int = 1) -> None:
+        k = min(int(k), left[0])
+        if k > 0:
+            left[0] -= k
+            advance(k)
+
+    token = _item_done.set(done)
+    try:
+        yield
+    finally:
+        _item_done.reset(token)
+    done(left[0])
+
+
+def item_done(n: int = 1) -> None:
+    """``n`` more items of the call under way are finished (a backend's or the call cache's word); nothing outside
+    :func:`items_of_call`. Said on the thread that made the call."""
+    say = _item_done.get()
+    if say is not None and n > 0:
+        say(n)
 
 
 def _clock(seconds: float) -> str:

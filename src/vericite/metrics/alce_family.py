@@ -191,7 +191,7 @@ class AlceMetric:
                 rouge = RougeLsum()
                 col("rouge_lsum", [rouge.score(p, long_answers(s)) for s, p in zip(samples, plain)], "no reference long answers (ASQA's annotations, ELI5's answer) in the input")
         if want & set(QA_METRICS):
-            self._qa(samples, plain, col, settings)
+            self._qa(samples, plain, col, settings, progress)
         judged = want & {*CITATION_METRICS, "claims_nli"}
         if judged:
             self._judged(samples, outputs, subtask, judged, col, per, judgements, counts, settings, progress)
@@ -264,7 +264,10 @@ class AlceMetric:
         col("answer_em", em, why, **extra)
         col("answer_f1", f1, why, **extra)
 
-    def _qa(self, samples: Sequence[Any], plain: list[str], col: Any, settings: dict[str, Any]) -> None:
+    def _qa(self, samples: Sequence[Any], plain: list[str], col: Any, settings: dict[str, Any], progress: ProgressBar | None = None) -> None:
+        """QA-EM, QA-F1 and QA-Hit: ALCE's QA model answers each answer's sub-questions (a bar over the answers)."""
+        import contextlib
+
         from .alce_qa import qa_scores
 
         why = None if self.selected and set(self.selected) & set(QA_METRICS) else f"ALCE's QA model ({self.qa_model}) runs only when asked: --metrics {','.join(QA_METRICS)}"
@@ -272,7 +275,13 @@ class AlceMetric:
         if why is None:
             model, why = self._qa_loaded()  # decided by preload() before the judging, when the driver called it
             if why is None:
-                got = [qa_scores(model, s.qa_pairs or [], p) for s, p in zip(samples, plain)]
+                todo = [i for i, s in enumerate(samples) if s.qa_pairs]
+                bar = progress(len(todo), "answering sub-questions (ALCE's QA model)") if progress is not None and todo else contextlib.nullcontext(None)
+                with bar as advance:
+                    for i in todo:
+                        got[i] = qa_scores(model, samples[i].qa_pairs, plain[i])
+                        if advance is not None:
+                            advance(1)
                 settings["qa_model"] = self.qa_model  # recorded only when it ran: compare checks it then
                 why = "no qa_pairs (ASQA's sub-questions and short answers) in the input"
         for k, name in enumerate(QA_METRICS):

@@ -271,7 +271,7 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             self._coherence(samples, texts, sentences, usable, values, reasons)
             want -= {"coherence_paragraph"}
         if want & {"coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness"}:
-            self._lm_measures(samples, texts, sentences, usable, values, reasons, want, extra)
+            self._lm_measures(samples, texts, sentences, usable, values, reasons, want, extra, progress)
         if want & {"validity", "answer_em"}:
             self._validity(samples, texts, usable, values, reasons, extra, judgements, counts, want)
 

@@ -11,8 +11,10 @@ about ``2 + 2 * unrelated`` times. Each text's log-probabilities are the same wh
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+from collections import defaultdict
 from typing import Any
 
 from ..models.lm_scoring import continuation_logprobs, perplexity, sentence_logprobs
@@ -26,31 +28,45 @@ class LMMeasures:
     shuffles: int
     unrelated: int
 
-    def _lm_measures(self, samples, texts, sentences, usable, values, reasons, want, extra=None) -> None:  # type: ignore[no-untyped-def]
+    def _lm_measures(self, samples, texts, sentences, usable, values, reasons, want, extra=None, progress=None) -> None:  # type: ignore[no-untyped-def]
+        """``progress``: a ``ProgressBar``; a bar over the texts the LM scores (both calls) moves as they are scored."""
         names = [m for m in ("coherence_sentence", "coherence_paragraph", "informativeness", "helpfulness") if m in want]
         if self.lm is None:
             for i in usable:
                 for m in names:
                     reasons[i][m] = "no language model (--lm)"
             return
-        if "coherence_sentence" in want and usable:
-            rows = sentence_logprobs(self.lm, [texts[i] for i in usable], [sentences[i] for i in usable], context=self.sentence_context)
-            for i, sents in zip(usable, rows):
-                inv = [1.0 / p for p in (perplexity(lps) for lps in sents) if p is not None]
-                if inv:
-                    values["coherence_sentence"][i] = round(sum(inv) / len(inv), 6)
-                else:
-                    reasons[i]["coherence_sentence"] = "no sentence with a scored token"
-        if not want & {"coherence_paragraph", "informativeness", "helpfulness"}:
-            return
-        # one call for the texts of the three measures below (module docstring)
-        order = self._order_plan(texts, sentences, usable, reasons) if "coherence_paragraph" in want else {}
+        sentence = "coherence_sentence" in want and bool(usable)
+        # the texts of the three measures below, planned first so that the bar knows every text the LM will score;
+        # their reasons are given after coherence_sentence's (``later``), in the order they always were
+        later: dict[int, dict[str, str]] = defaultdict(dict)
+        order = self._order_plan(texts, sentences, usable, later) if "coherence_paragraph" in want else {}
         info = self._info_pairs(samples, texts, usable) if "informativeness" in want else []
-        helps = self._help_plan(samples, texts, usable, reasons) if "helpfulness" in want else {}
+        helps = self._help_plan(samples, texts, usable, later) if "helpfulness" in want else {}
         order_flat = [(i, t) for i, ts in order.items() for t in ts]
         help_flat = [(i, k) for i, ks in helps.items() for k in ks]
         help_pairs = [(HELP_PREFIX.format(knowledge=k, query=samples[i].question), " " + gold_response(samples[i])) for i, k in help_flat]  # type: ignore[operator]
-        scored = continuation_logprobs(self.lm, [("", t) for _, t in order_flat] + info + help_pairs)
+        pairs = [("", t) for _, t in order_flat] + info + help_pairs
+        # sentence_logprobs scores a text per item (paragraph context) or each sentence alone (sentence context)
+        n_sentence = (len(usable) if self.sentence_context == "paragraph" else sum(len(sentences[i]) for i in usable)) if sentence else 0
+        total = n_sentence + len(pairs)
+        kinds = ", ".join(dict.fromkeys("coherence" if m.startswith("coherence") else m for m in names))
+        bar = progress(total, f"scoring texts with the LM ({kinds})") if progress is not None and total else contextlib.nullcontext(None)
+        with bar as advance:
+            if sentence:
+                rows = sentence_logprobs(self.lm, [texts[i] for i in usable], [sentences[i] for i in usable], context=self.sentence_context, progress=advance)
+                for i, sents in zip(usable, rows):
+                    inv = [1.0 / p for p in (perplexity(lps) for lps in sents) if p is not None]
+                    if inv:
+                        values["coherence_sentence"][i] = round(sum(inv) / len(inv), 6)
+                    else:
+                        reasons[i]["coherence_sentence"] = "no sentence with a scored token"
+            for i, why in later.items():
+                reasons[i].update(why)
+            if not want & {"coherence_paragraph", "informativeness", "helpfulness"}:
+                return
+            # one call for the texts of the three measures (module docstring)
+            scored = continuation_logprobs(self.lm, pairs, progress=advance)
         cut = len(order_flat) + len(info)
         if order_flat:
             self._order_values(order_flat, scored[: len(order_flat)], values)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from ..paths import CacheError, cache_dir, make_folder
+from ..progress import item_done
 from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
@@ -266,6 +267,7 @@ class CachedBackend:
         keys = [self.call_key(kind, **it) for it in items]
         out = [self.cache.get(k) for k in keys]
         missing = [i for i, v in enumerate(out) if v is None]
+        item_done(len(out) - len(missing))  # the hits: a progress bar around the call moves (progress.items_of_call)
         if missing:
             for i, v in zip(missing, compute(missing)):
                 self.cache.put(keys[i], kind, v, model=self._model())

@@ -12,6 +12,7 @@ import hashlib
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
+from ..progress import item_done
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 Reply = Callable[[Sequence[Message], GenParams], str]
@@ -130,6 +131,7 @@ class FakeBackend:
             before = prefix.split()[-1:] or [""]
             words = continuation.split()
             out.append([-0.05 - 5.95 * _unit(prev, w) for prev, w in zip(before + words, words)])
+            item_done()  # one by one, as llama.cpp's scorer says them (progress.items_of_call)
         return out
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
@@ -145,6 +147,7 @@ class FakeBackend:
             spans = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", continuation)]
             words = [w for _, _, w in spans]
             out.append([(s, e, -0.05 - 5.95 * _unit(prev, w)) for (s, e, w), prev in zip(spans, before + words)])
+            item_done()
         return out
 
     def tokenize(self, text: str) -> list[int]:

@@ -9,6 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..progress import item_done
+
 
 def shared_prefix(held: Any, tokens: Sequence[int]) -> int:
     """How many tokens at the start of ``tokens`` are those ``held`` (a context's evaluated tokens) begins with."""
@@ -92,7 +94,8 @@ class ScoringMixin:
     def _continuations(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[float]]]:
         """For each ``(prefix, continuation)``: the continuation's tokens (tokenised apart, without BOS) and the
         log-probability of each given the prefix (tokenised with BOS) and the tokens before it, the pairs scored in
-        the order of their tokens (:func:`prefix_order`). Called with the lock held."""
+        the order of their tokens (:func:`prefix_order`), each said done as it is (``progress.item_done``). Called with
+        the lock held."""
         llm = self._llm if self._llm is not None else self.scorer
         heads = [self.tokenize(prefix) for prefix, _ in pairs]
         tails = [list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)) for _, continuation in pairs]
@@ -100,6 +103,7 @@ class ScoringMixin:
         for i in prefix_order([h + t for h, t in zip(heads, tails)]):
             if tails[i]:
                 out[i] = (tails[i], self._score_tokens(heads[i] + tails[i], max(1, len(heads[i]))))
+            item_done()  # a progress bar around the call moves (progress.items_of_call)
         return out
 
     def _score_tokens(self, tokens: list[int], start: int) -> list[float]:

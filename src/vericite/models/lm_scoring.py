@@ -8,16 +8,19 @@ Two ways to get the log-probabilities of a text's sentences:
 - ``sentence``: one scored continuation per sentence, each on its own (``ContinuationScorer``), as CONNER's
   released scripts score them.
 
-All calls go through the backend, so the call cache (``models/cache.py``) answers repeated ones. Perplexities
+All calls go through the backend, so the call cache (``models/cache.py``) answers repeated ones. ``progress``
+(an ``Advance``, or any ``(n) -> None``) moves by one per text (per sentence in the ``sentence`` context) as the
+backend says it scored them (``progress.items_of_call``); the calls are the same without it. Perplexities
 are capped at :data:`PPL_CAP` (CONNER's code caps sentence perplexity at 200).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import VericiteError
+from ..progress import items_of_call
 from ..protocols import ContinuationScorer, TokenSpanScorer
 
 #: CONNER's cap on a sentence's perplexity
@@ -52,7 +55,9 @@ def group_by_spans(token_spans: Sequence[tuple[int, int, float]], spans: Sequenc
     return out
 
 
-def sentence_logprobs(backend: Any, texts: Sequence[str], sentences: Sequence[Sequence[Span]], *, context: str = "paragraph") -> list[list[list[float]]]:
+def sentence_logprobs(
+    backend: Any, texts: Sequence[str], sentences: Sequence[Sequence[Span]], *, context: str = "paragraph", progress: Callable[[int], None] | None = None
+) -> list[list[list[float]]]:
     """For each text, the token log-probs of each of its sentences (``sentences[i]``: character spans in
     ``texts[i]``), in one backend call for the whole batch: ``paragraph`` evaluates each text once
     (``continuation_token_spans``); ``sentence`` each sentence alone (``continuation_logprobs``)."""
@@ -61,12 +66,14 @@ def sentence_logprobs(backend: Any, texts: Sequence[str], sentences: Sequence[Se
     if context == "paragraph":
         if not isinstance(backend, TokenSpanScorer):
             raise VericiteError(f"model {_name(backend)} cannot give token positions (continuation_token_spans): use the sentence context")
-        rows = backend.continuation_token_spans([("", t) for t in texts]) if texts else []
+        with items_of_call(progress, len(texts)):
+            rows = backend.continuation_token_spans([("", t) for t in texts]) if texts else []
         return [group_by_spans(row, spans) for row, spans in zip(rows, sentences)]
     if not isinstance(backend, ContinuationScorer):
         raise VericiteError(f"model {_name(backend)} cannot score continuations (continuation_logprobs)")
     flat = [(i, t[s:e]) for i, (t, spans) in enumerate(zip(texts, sentences)) for s, e in spans]
-    scored = backend.continuation_logprobs([("", s) for _, s in flat]) if flat else []
+    with items_of_call(progress, len(flat)):
+        scored = backend.continuation_logprobs([("", s) for _, s in flat]) if flat else []
     out: list[list[list[float]]] = [[] for _ in texts]
     for (i, _), lps in zip(flat, scored):
         out[i].append(list(lps))
@@ -95,11 +102,12 @@ def sentence_logprobs_one_by_one(backend: Any, text: str, spans: Sequence[Span],
     return out
 
 
-def continuation_logprobs(backend: Any, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
+def continuation_logprobs(backend: Any, pairs: Sequence[tuple[str, str]], *, progress: Callable[[int], None] | None = None) -> list[list[float]]:
     """``backend.continuation_logprobs`` with a one-line error for a model that cannot."""
     if not isinstance(backend, ContinuationScorer):
         raise VericiteError(f"model {_name(backend)} cannot score continuations (continuation_logprobs)")
-    return [list(r) for r in backend.continuation_logprobs(list(pairs))] if pairs else []
+    with items_of_call(progress, len(pairs)):
+        return [list(r) for r in backend.continuation_logprobs(list(pairs))] if pairs else []
 
 
 def _name(backend: Any) -> str:
