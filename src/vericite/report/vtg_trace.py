@@ -1,7 +1,9 @@
 """What VTG's traces say (issue 12: "which component fails most (the trace says)"), summed over a run folder's
 answers: how each kept sentence was verified, the trials and evidence rounds it took, the verifiers' rejections,
 what went wrong by component (the trace's ``problems``, ``generate/vtg_trace.py``), the repeats apart (not a
-component's failure: :data:`REPEATS`) and the tokens per question by component. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
+component's failure: :data:`REPEATS`) and the tokens per question by component; for answers written with
+``short_retries``, ``strip_preamble`` or ``drop_source_remarks``, columns of their own (:data:`DRAWN_AGAIN`, the
+preambles cut, the remarks on the sources dropped, the answers' ends, :data:`ENDS`), none for a folder without them. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
 :func:`vtg_trace_section` is the page's section, a row per folder (an experiment: one per level, from
 ``level-<x>/samples.jsonl``); :func:`summary_markdown` the same table as Markdown, for the results docs
 (``scripts/vtg_trace.py``)."""
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import jsonl
+from ..generate.vtg_trace import PREAMBLES, REMARKS, SHORT_RETRY_COUNTS
 from .format import esc, fmt, fmt_level
 from .sections import section
 
@@ -31,6 +34,18 @@ FAILURES: dict[str, tuple[str, ...]] = {
 #: ``min_sentences`` is counted by ``short_answer`` (with ``repeat_retries`` or ``short_retries`` above 0), a
 #: failure. Shown as answers ended on repeats / near repeats skipped / completions of repeats drawn again.
 REPEATS = ("repeated_sentence", "near_repeated_sentence", "repeat_retries")
+#: the completions drawn again short of ``min_sentences``, by why (a repeat, a prompt echo, ``End.`` unasked, an
+#: empty completion, only remarks on the sources): the trace's counters, each only in an answer written with its
+#: option (``repeat_retries``; ``short_retries``; ``drop_source_remarks`` and ``short_retries``). Not failures, as
+#: a repeat drawn again is not; shown in a column of their own when a folder's answers hold one of the last four
+#: (a folder with ``repeat_retries`` alone has them in :data:`REPEATS`'s column).
+DRAWN_AGAIN = ("repeat_retries", *SHORT_RETRY_COUNTS.values(), REMARKS[1])
+#: the sentences skipped as only remarks on the sources (``drop_source_remarks``): not a failure, as a near repeat
+#: skipped is not (not in "fails most"); an answer they leave short of ``min_sentences`` is counted by
+#: ``short_answer``, the sentence generator's failure
+REMARKS_DROPPED = REMARKS[0]
+#: why the answers ended, in the order shown (``generate/vtg_trace.Tracer.end``), any other after them
+ENDS = ("end-marker", "empty", "repeated", "prompt-echo", "source-remark", "sentence-cap")
 
 
 class VtgTraces:
@@ -112,6 +127,11 @@ class VtgTraces:
             "tokens_per_answer_median": statistics.median(self.tokens) if self.tokens else None,
             "component_tokens_per_answer": {k: v / n for k, v in self.component_tokens.items()} if n else {},
             "ends": dict(self.ends),
+            # only the counters of the options some answer was written with (a counter absent from every trace:
+            # left out of drawn_again, None for the preambles and the remarks)
+            "drawn_again": {p: self.problems[p] for p in DRAWN_AGAIN if p in self.problems},
+            "preambles_cut": self.problems.get(PREAMBLES),
+            "remarks_dropped": self.problems.get(REMARKS_DROPPED),
         }
 
 
@@ -143,9 +163,40 @@ def level_traces(run_dir: Path, experiments: Mapping[str, Any]) -> list[tuple[st
 COLUMNS = ("answers", "sentences / answer", "verified by citations", "by memory", "unverified", "trials / sentence",
            "evidence rounds / answer", "rejected (gen. / mem. verifier)", "citations simplified away",
            "fails most (repeats apart)", "repeats (ended / near skipped / drawn again)", "median tokens / answer")  # fmt: skip
+#: the columns of the newer options, after the repeats' column, each shown only when a row has its counters
+#: (:func:`_newer_columns`)
+DRAWN_AGAIN_COLUMN = "drawn again (repeat / prompt echo / early End. / empty / source remark)"
+PREAMBLES_COLUMN, REMARKS_COLUMN, ENDS_COLUMN = "preambles cut", "source remarks dropped", "answers' ends"
 
 
-def _cells(s: Mapping[str, Any]) -> list[str]:
+def _newer_columns(summaries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The newer options' columns the rows call for: the draws again by why when a row was written with
+    ``short_retries`` (or the remarks' draws again), the preambles cut with ``strip_preamble``, the remarks dropped
+    with ``drop_source_remarks``, and then the answers' ends; none for rows written before these options."""
+    columns = [
+        *([DRAWN_AGAIN_COLUMN] if any(set(s["drawn_again"]) - {DRAWN_AGAIN[0]} for s in summaries) else []),
+        *([PREAMBLES_COLUMN] if any(s["preambles_cut"] is not None for s in summaries) else []),
+        *([REMARKS_COLUMN] if any(s["remarks_dropped"] is not None for s in summaries) else []),
+    ]
+    return columns + [ENDS_COLUMN] if columns else []
+
+
+def _newer_cell(column: str, s: Mapping[str, Any]) -> str:
+    """A row's cell of a newer column; a dash where the row's answers were written without the option."""
+    if column == DRAWN_AGAIN_COLUMN:
+        return " / ".join(str(s["drawn_again"][p]) if p in s["drawn_again"] else "—" for p in DRAWN_AGAIN)
+    if column in (PREAMBLES_COLUMN, REMARKS_COLUMN):
+        value = s["preambles_cut" if column == PREAMBLES_COLUMN else "remarks_dropped"]
+        return "—" if value is None else str(value)
+    ends = sorted(s["ends"].items(), key=lambda kv: (ENDS.index(kv[0]) if kv[0] in ENDS else len(ENDS), kv[0]))
+    return ", ".join(f"{k} {v}" for k, v in ends) or "—"
+
+
+def _head(newer: Sequence[str]) -> list[str]:
+    return [*COLUMNS[:-1], *newer, COLUMNS[-1]]
+
+
+def _cells(s: Mapping[str, Any], newer: Sequence[str] = ()) -> list[str]:
     o = s["outcomes"]
     fails = s["failures"].get(s["fails_most"], 0) if s["fails_most"] else 0
     return [
@@ -153,8 +204,20 @@ def _cells(s: Mapping[str, Any]) -> list[str]:
         _share(o["unverified"]), fmt(s["trials_per_sentence"], 2), fmt(s["evidence_rounds_per_answer"], 2),
         f'{s["rejected"]["generation verifier"]} / {s["rejected"]["memory verifier"]}', str(s["simplified_citations"]),
         f'{s["fails_most"]} ({fails})' if s["fails_most"] else "nothing", " / ".join(str(s["repeats"][p]) for p in REPEATS),
-        fmt(s["tokens_per_answer_median"], 0),
+        *(_newer_cell(c, s) for c in newer), fmt(s["tokens_per_answer_median"], 0),
     ]  # fmt: skip
+
+
+#: what the newer columns count, said under the table when it has them (the page's note, the Markdown's last line)
+NEWER_NOTE = (
+    "Answers written with short_retries, strip_preamble or drop_source_remarks have columns of their own: the "
+    "completions drawn again short of min_sentences, by why (a repeat, a prompt echo, End. before it was offered, "
+    "an empty completion, only remarks on the sources), the sentences whose leading preamble was cut, the "
+    "sentences dropped as only remarks on the sources, and why the answers ended. None of these is counted in "
+    '"fails most": a remark on the sources is skipped or drawn again as a repeat is, and a preamble cut is not the '
+    "sentence's claim; an answer they left short of min_sentences (one ended by source-remark too) is the sentence "
+    "generator's failure, short of min_sentences. A dash: the row's answers were written without that option."
+)
 
 
 def _share(value: float | None) -> str:
@@ -162,16 +225,19 @@ def _share(value: float | None) -> str:
 
 
 def summary_markdown(rows: Sequence[tuple[str, VtgTraces]]) -> str:
-    """The rows as a Markdown table, then each row's problems and tokens by component."""
-    out = ["| folder | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    """The rows as a Markdown table, then each row's problems and tokens by component, and (with the newer
+    columns) :data:`NEWER_NOTE`."""
+    summaries = [(label, traces.summary()) for label, traces in rows]
+    newer = _newer_columns([s for _, s in summaries])
+    columns = _head(newer)
+    out = ["| folder | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     notes = []
-    for label, traces in rows:
-        s = traces.summary()
-        out.append(f"| {label} | " + " | ".join(_cells(s)) + " |")
+    for label, s in summaries:
+        out.append(f"| {label} | " + " | ".join(_cells(s, newer)) + " |")
         problems = ", ".join(f"{k} {v}" for k, v in sorted(s["problems"].items())) or "none"
         tokens = ", ".join(f"{k} {v:.0f}" for k, v in s["component_tokens_per_answer"].items())
         notes.append(f"- {label}: problems {problems}; tokens per answer by component: {tokens}")
-    return "\n".join(out + [""] + notes) + "\n"
+    return "\n".join(out + [""] + notes + (["", NEWER_NOTE] if newer else [])) + "\n"
 
 
 def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
@@ -179,12 +245,13 @@ def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
     rows = list(rows)
     if not rows:
         return ""
-    head = "<tr><th>folder</th>" + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "<th>problems</th></tr>"
+    summaries = [(label, traces.summary()) for label, traces in rows]
+    newer = _newer_columns([s for _, s in summaries])
+    head = "<tr><th>folder</th>" + "".join(f"<th>{esc(c)}</th>" for c in _head(newer)) + "<th>problems</th></tr>"
     body = []
-    for label, traces in rows:
-        s = traces.summary()
+    for label, s in summaries:
         problems = ", ".join(f"{k} {v}" for k, v in sorted(s["problems"].items())) or "none"
-        body.append(f"<tr><td>{esc(label)}</td>" + "".join(f"<td>{esc(c)}</td>" for c in _cells(s)) + f"<td>{esc(problems)}</td></tr>")
+        body.append(f"<tr><td>{esc(label)}</td>" + "".join(f"<td>{esc(c)}</td>" for c in _cells(s, newer)) + f"<td>{esc(problems)}</td></tr>")
     note = ('<p class="muted">From each answer\'s trace: how each kept sentence was verified (its last trial), the '
             "trials it took, the trials each verifier judged not entailed, and what went wrong, by the component it "
             "is the failure of (citation generator: citations out of range or none; evidence finder: queries "
@@ -192,5 +259,6 @@ def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
             "empty or short of min_sentences). Repeats are not counted there: a repeat is skipped or drawn again, "
             "or ends an answer that may be complete; their column counts the answers ended on repeats, the near "
             "repeats skipped and the completions of repeats drawn again, and one that left an answer short of "
-            "min_sentences is that answer's failure, short of min_sentences.</p>")  # fmt: skip
+            "min_sentences is that answer's failure, short of min_sentences.")  # fmt: skip
+    note += f" {esc(NEWER_NOTE)}</p>" if newer else "</p>"
     return section("vtg-trace", "VTG trace", note + f'<table class="metrics">{head}{"".join(body)}</table>')

@@ -3,6 +3,8 @@ trials, verifier rejections, failures by component, tokens; records without a tr
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from vericite.report.vtg_trace import VtgTraces, summary_markdown, vtg_trace_section
 
 
@@ -68,3 +70,99 @@ def test_repeats_are_counted_apart_not_as_the_sentence_generator_s_failures():
     assert "Repeats are not counted there" in vtg_trace_section([("a", t)])
     t.add(record([[trial("verified-citations", True)]], {"short_answer": 2}))
     assert t.summary()["fails_most"] == "sentence generator" and t.summary()["failures"]["sentence generator"] == 2
+
+
+# ------------------------------------------------------------------ the newer options' fields (short_retries,
+# strip_preamble, drop_source_remarks): columns of their own, none for a folder written before them
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def ended(rec, end):
+    rec["vtg"]["end"] = end
+    return rec
+
+
+def old_rows():
+    """Answers written before short_retries, strip_preamble and drop_source_remarks (repeat_retries and the
+    near-repeat rule, which the repeats' column shows, included)."""
+    a = VtgTraces()
+    a.add(ended(record([[trial("verified-citations", True)], [trial("end")]], {"repeated_sentence": 1, "near_repeated_sentence": 2, "repeat_retries": 1, "short_answer": 0, "no_citation": 1}), "repeated"))
+    a.add(ended(record([[trial("retry", False, False), trial("unverified", False, False)]], {"repeated_sentence": 0, "near_repeated_sentence": 0, "repeat_retries": 2, "short_answer": 1, "unverified_sentences": 1}, rounds=1, tokens=(200, 20)), "prompt-echo"))
+    b = VtgTraces()
+    b.add(record([[trial("verified-memory", False, True, removed=[1])]]))
+    return [("old = 0", a), ("old = 1", b)]
+
+
+NEW = {"repeated_sentence": 0, "near_repeated_sentence": 1, "repeat_retries": 1, "short_answer": 0, "prompt_echo_retries": 2, "end_marker_retries": 1, "empty_retries": 0, "preamble_stripped": 3, "source_remark_dropped": 4, "source_remark_retries": 2}
+
+
+def new_traces():
+    t = VtgTraces()
+    t.add(ended(record([[trial("verified-citations", True)], [trial("end")]], NEW), "source-remark"))
+    t.add(ended(record([[trial("verified-citations", True)]], {**NEW, "source_remark_dropped": 1, "short_answer": 1, "end_marker_retries": 0}), "source-remark"))
+    t.add(record([[trial("verified-citations", True)]], {**{k: 0 for k in NEW}, "no_citation": 1}))
+    return t
+
+
+def test_an_older_folders_table_is_as_it_was():
+    """No newer column, no newer note, for answers written before the options: the Markdown and the page's section
+    are what they were before the columns (golden/, written by the reader before them)."""
+    rows = old_rows()
+    assert summary_markdown(rows) == (GOLDEN / "vtg_trace_old.md").read_text(encoding="utf-8")
+    assert vtg_trace_section(rows) == (GOLDEN / "vtg_trace_old.html").read_text(encoding="utf-8").rstrip("\n")
+
+
+def test_a_folder_with_the_newer_fields_shows_them_in_columns_of_their_own():
+    s = new_traces().summary()
+    assert s["drawn_again"] == {"repeat_retries": 2, "prompt_echo_retries": 4, "end_marker_retries": 1, "empty_retries": 0, "source_remark_retries": 4}
+    assert s["preambles_cut"] == 6 and s["remarks_dropped"] == 5 and s["ends"] == {"source-remark": 2, "end-marker": 1}
+    table = summary_markdown([("new", new_traces())])
+    head = table.splitlines()[0]
+    assert head.endswith("| repeats (ended / near skipped / drawn again) | drawn again (repeat / prompt echo / early End. / empty / source remark) | preambles cut | source remarks dropped | answers' ends | median tokens / answer |")
+    row = table.splitlines()[2]
+    assert "| 0 / 2 / 2 | 2 / 4 / 1 / 0 / 4 | 6 | 5 | end-marker 1, source-remark 2 | 110 |" in row
+    assert 'None of these is counted in "fails most"' in table
+    page = vtg_trace_section([("new", new_traces())])
+    assert "<th>source remarks dropped</th>" in page and "<td>end-marker 1, source-remark 2</td>" in page
+    assert "None of these is counted in &quot;fails most&quot;" in page
+
+
+def test_dropped_remarks_and_draws_again_are_no_components_failure():
+    """Like repeats: the remarks dropped and every draw again are counted apart, not in "fails most" (here the
+    citation generator's one missing citation); the answer an early end left short is the sentence generator's."""
+    s = new_traces().summary()
+    assert s["failures"]["sentence generator"] == 1 and s["failures"]["citation generator"] == 1
+    t = VtgTraces()
+    t.add(record([[trial("verified-citations", True)]], {**NEW, "short_answer": 0, "no_citation": 1}))
+    s = t.summary()
+    assert s["fails_most"] == "citation generator" and s["failures"]["sentence generator"] == 0
+    assert s["remarks_dropped"] == 4 and s["drawn_again"]["source_remark_retries"] == 2
+    assert "| citation generator (1) | 0 / 1 / 1 | 1 / 2 / 1 / 0 / 2 | 3 | 4 |" in summary_markdown([("a", t)])
+
+
+def test_a_mixed_table_dashes_what_a_row_was_written_without():
+    """An older row beside a newer one: the newer columns the newer row calls for (no preamble or remark column
+    here), the older row's counters dashed (its ends shown)."""
+    old, new = old_rows()[0][1], VtgTraces()
+    new.add(ended(record([[trial("verified-citations", True)]], {"short_answer": 0, "prompt_echo_retries": 1, "end_marker_retries": 0, "empty_retries": 2}), "end-marker"))
+    lines = summary_markdown([("old", old), ("new", new)]).splitlines()
+    assert "preambles cut" not in lines[0] and "source remarks dropped" not in lines[0]
+    assert "| 1 / 2 / 3 | 3 / — / — / — / — | repeated 1, prompt-echo 1 | 165 |" in lines[2]
+    assert "| 0 / 0 / 0 | — / 1 / 0 / 2 / — | end-marker 1 | 110 |" in lines[3]
+
+
+def test_the_traces_vtg_writes_read_back_with_and_without_the_options():
+    """VTG on the scripted fake (tests/support/vtg.py): Paris, then a remark on the sources and Rome, then only a
+    remark, which ends the answer (``source-remark``). Written with today's defaults the table says so in its newer
+    columns; written without the options (as before them) it has none of them."""
+    from tests.support.vtg import answer_q1, keyword_vtg, remarking
+
+    new = VtgTraces()
+    new.add(answer_q1(keyword_vtg(remarking())))
+    table = summary_markdown([("now", new)])
+    assert "| 0 / 0 / 0 / 0 / 0 | 0 | 2 | source-remark 1 |" in table.splitlines()[2]  # first draws: none drawn again
+    old = VtgTraces()
+    old.add(answer_q1(keyword_vtg(remarking(), repeat_overlap=1.0, repeat_retries=0, short_retries=0, strip_preamble=False, drop_source_remarks=False, tidy_citations=False)))
+    head = summary_markdown([("before", old)]).splitlines()[0]
+    assert head.endswith("| repeats (ended / near skipped / drawn again) | median tokens / answer |")
