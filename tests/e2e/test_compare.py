@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from vericite.cli.main import cli
-from vericite.errors import VericiteError
+from vericite.errors import DataError, VericiteError
 from vericite.evaluate import EvaluateConfig
 from vericite.runs.config import GenerateConfig
 from vericite.runs.loop import generate_run
@@ -275,7 +275,9 @@ def test_refuses_broken_folders(runs, tmp_path):
     assert "run folder not found" in invoke(runs["a"], tmp_path / "nothing").output
     (tmp_path / "je").mkdir()
     (tmp_path / "je" / "results.json").write_text(json.dumps({"kind": "judge-eval", "metrics": {}}))
-    assert "is not an evaluation" in invoke(runs["a"], tmp_path / "je").output
+    assert "B is a judge-eval folder and A is not" in invoke(runs["a"], tmp_path / "je").output  # a mix (tests/unit/runs/test_compare_judge_evals.py)
+    with pytest.raises(DataError, match="is not an evaluation"):
+        load_evaluated_run(tmp_path / "je")
 
 
 def test_out_is_checked_before_the_work(runs, tmp_path):

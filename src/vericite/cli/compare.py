@@ -56,20 +56,23 @@ def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, st
 
 
 def _notes(cmp: Mapping[str, Any]) -> list[str]:
+    from ..runs.compare_judges import JUDGE_EVAL, notes
+
     s, bs = cmp["samples"], cmp["bootstrap"]
     lines = [f"A: {cmp['a']['path']}", f"B: {cmp['b']['path']}"]
-    paired = f"{s['paired']} paired samples"
+    judged = cmp.get("compared") == JUDGE_EVAL
+    paired = f"{s['paired']} " + ("labelled pairs judged by both" if judged else "paired samples")
     if s["only_a"] or s["only_b"]:
         paired += f" (--intersect: {s['only_a']} only in A and {s['only_b']} only in B left out)"
     if s.get("same_questions"):
-        paired += f" (--same-questions: paired by id and question; the {s.get('evidence')} differ in {s.get('evidence_differs')} of them)"
+        paired += f" (--same-questions: paired by id and {'claim; the evidence differs' if judged else 'question; the ' + str(s.get('evidence')) + ' differ'} in {s.get('evidence_differs')} of them)"
     lines.append(
         f"{paired}; 95% CI: paired bootstrap, p: two-sided paired permutation test; "
         f"{bs['resamples']} resamples, seed {bs['seed']}"
     )
     for d in cmp.get("differences") or []:
         lines.append(f"differs: {d['what']}: A {d['a']} / B {d['b']}")
-    return lines
+    return lines + notes(cmp)
 
 
 def format_markdown(cmp: Mapping[str, Any]) -> str:
@@ -121,7 +124,8 @@ def print_table(cmp: Mapping[str, Any]) -> None:
     "Default: every input must match",
 )  # fmt: skip
 def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool, resamples: int, seed: int, intersect: bool, same_questions: bool) -> None:
-    """Compare two evaluations (folders of `vericite evaluate` or `vericite run`) of the same samples.
+    """Compare two evaluations (folders of `vericite evaluate` or `vericite run`) of the same samples, or two
+    judges' `vericite judge-eval` folders on the same labelled pairs.
 
     Per metric: A, B, the difference B − A, its 95 % paired bootstrap CI (sample ids drawn jointly for both
     runs, each metric recomputed on each draw as it is defined), a two-sided paired permutation p-value, and
@@ -130,16 +134,30 @@ def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool,
     KaLMA's match or hypothesis, ALCE's sub-task or at_most_citations), are refused; a different judge or model is
     allowed and listed. --same-questions lets the evidence differ (ALCE's summ or snippet against vanilla).
 
+    Two judge-eval folders (--task pairs) are paired by pair id (gold labels and claims must match): binary
+    balanced accuracy and accuracy at each run's threshold, three-way balanced accuracy when both are three-way,
+    each B − A with its paired CI and p, and the judges' agreement. A judge-eval and an evaluation are refused.
+
     Example: vericite compare runs/e1 runs/e2 --out runs/e1-vs-e2 && vericite report runs/e1-vs-e2
     """
+    from ..errors import VericiteError
     from ..runs.compare import check_out, compare_runs, load_evaluated_run, write_comparison
+    from ..runs.compare_judges import compare_judge_evals, is_judge_eval, load_judge_eval
 
     if as_json:
         fmt = "json"
     if out is not None:
         check_out(out)
-    a, b = load_evaluated_run(run_a), load_evaluated_run(run_b)
-    cmp, rows = compare_runs(a, b, resamples=resamples, seed=seed, intersect=intersect, same_questions=same_questions)
+    judged = is_judge_eval(run_a), is_judge_eval(run_b)
+    if judged[0] != judged[1]:
+        which = ("A", "B") if judged[0] else ("B", "A")
+        raise VericiteError(f"{which[0]} is a judge-eval folder and {which[1]} is not: compare wants two judge-eval folders or two evaluations (vericite evaluate or run), not one of each")
+    if all(judged):  # two judges on the same labelled pairs (runs/compare_judges.py)
+        ja, jb = load_judge_eval(run_a), load_judge_eval(run_b)
+        cmp, rows = compare_judge_evals(ja, jb, resamples=resamples, seed=seed, intersect=intersect, same_questions=same_questions)
+    else:
+        a, b = load_evaluated_run(run_a), load_evaluated_run(run_b)
+        cmp, rows = compare_runs(a, b, resamples=resamples, seed=seed, intersect=intersect, same_questions=same_questions)
     if out is not None:
         path = write_comparison(out, cmp, rows)
         click.echo(f"wrote {path} and {path.parent / 'compare_samples.jsonl'}; `vericite report {out}` renders them", err=True)

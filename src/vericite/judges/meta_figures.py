@@ -131,17 +131,12 @@ def auc_statistic(scores: np.ndarray, positive: np.ndarray, scored: np.ndarray) 
     return stat
 
 
-def figure_cis(
-    gold_labels: Sequence[Any],
-    judgements: Sequence[Judgement],
-    threshold: float = THRESHOLD,
-    *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> dict[str, list[float] | None]:
-    """Bootstrap 95 % CIs of balanced_accuracy, accuracy, roc_auc, f1_supports, f1_not_supports and unparseable."""
+def figure_statistics(gold_labels: Sequence[Any], judgements: Sequence[Judgement], preds: Sequence[bool | None]) -> dict[str, Statistic]:
+    """The statistics of balanced_accuracy, accuracy, roc_auc, f1_supports, f1_not_supports and unparseable over
+    the pairs (gold label, judgement, prediction: :func:`predictions`), each computed as the point figure of
+    ``meta.score_judgements``: :func:`figure_cis` bootstraps them, ``vericite compare`` of two judge-evals
+    pairs them (over both runs' pairs, each prediction at its own run's threshold)."""
     gold = np.array([binary_label(g) for g in gold_labels], dtype=bool)
-    preds = predictions(judgements, threshold)
     said_pos = np.array([p is True for p in preds], dtype=float)
     said_neg = np.array([p is False for p in preds], dtype=float)
     g_pos, g_neg = gold.astype(float), (~gold).astype(float)
@@ -153,7 +148,7 @@ def figure_cis(
         return (rec_pos(w) + rec_neg(w)) / 2  # NaN when a class was not drawn
 
     scores = np.array([j.probability if j.probability is not None else np.nan for j in judgements], dtype=float)
-    stats: dict[str, Statistic] = {
+    return {
         "balanced_accuracy": balanced,
         "accuracy": ratio_of_sums(np.where(gold, said_pos, said_neg), ones),
         "roc_auc": auc_statistic(scores, gold, np.array([p is not None for p in preds])),
@@ -162,6 +157,19 @@ def figure_cis(
         "f1_not_supports": f1_of_counts(g_neg * said_neg, g_pos * said_neg, g_neg * (1 - said_neg)),
         "unparseable": ratio_of_sums(np.array([j.status == "unparseable" for j in judgements], dtype=float), ones),
     }
+
+
+def figure_cis(
+    gold_labels: Sequence[Any],
+    judgements: Sequence[Judgement],
+    threshold: float = THRESHOLD,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, list[float] | None]:
+    """Bootstrap 95 % CIs of balanced_accuracy, accuracy, roc_auc, f1_supports, f1_not_supports and unparseable."""
+    preds = predictions(judgements, threshold)
+    stats = figure_statistics(gold_labels, judgements, preds)
     cis = bootstrap_cis(stats, len(preds), resamples=resamples, seed=seed)
     return {k: ([lo, hi] if lo is not None and hi is not None else None) for k, (lo, hi) in cis.items()}
 
@@ -233,6 +241,6 @@ def three_way_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "confusion", "data_fit", "figure_cis", "folder_sha256", "judge_eval_rows", "judge_identity",
+    "confusion", "data_fit", "figure_cis", "figure_statistics", "folder_sha256", "judge_eval_rows", "judge_identity",
     "judge_model_identity", "predictions", "three_way_rows",
 ]

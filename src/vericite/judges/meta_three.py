@@ -52,6 +52,21 @@ def predicted(judgements: Sequence[Judgement]) -> list[str | None]:
     return [j.label if j.status == "ok" and j.label in LABELS else None for j in judgements]
 
 
+def balanced_statistic(gold: Sequence[str | None], preds: Sequence[str | None]) -> Statistic:
+    """Three-way balanced accuracy (the mean of the three per-class recalls; NaN where a class was not drawn) over
+    pairs of gold class (:func:`gold_three`) and label said (:func:`predicted`; None: abstained, counted wrong):
+    :func:`three_way_figures` bootstraps it, ``vericite compare`` of two judge-evals pairs it."""
+    rec = [
+        ratio_of_sums(np.array([g == c and p == c for g, p in zip(gold, preds)], dtype=float), np.array([g == c for g in gold], dtype=float))
+        for c in LABELS
+    ]
+
+    def balanced(w: np.ndarray) -> np.ndarray:
+        return (rec[0](w) + rec[1](w) + rec[2](w)) / 3
+
+    return balanced
+
+
 def three_way_figures(
     judge: Any,
     gold_labels: Sequence[Any],
@@ -85,15 +100,11 @@ def three_way_figures(
     # bootstrap: the same resamples (seed) as the binary figures' figure_cis
     g_is = {c: np.array([g == c for g in gold], dtype=float) for c in LABELS}
     p_is = {c: np.array([p == c for p in preds], dtype=float) for c in (*LABELS, None)}
-    rec = {c: ratio_of_sums(g_is[c] * p_is[c], g_is[c]) for c in LABELS}
-
-    def balanced(w: np.ndarray) -> np.ndarray:
-        return (rec["supports"](w) + rec["refutes"](w) + rec["not_enough_info"](w)) / 3  # NaN when a class was not drawn
 
     def count(v: np.ndarray) -> Statistic:
         return lambda w: w @ v
 
-    stats: dict[str, Statistic] = {"balanced_accuracy": balanced}
+    stats: dict[str, Statistic] = {"balanced_accuracy": balanced_statistic(gold, preds)}
     for c in LABELS:
         stats[f"f1_{c}"] = f1_of_counts(g_is[c] * p_is[c], (1 - g_is[c]) * p_is[c], g_is[c] * (1 - p_is[c]))  # as the point figure
     for g in LABELS:
@@ -115,4 +126,4 @@ def three_way_figures(
     }
 
 
-__all__ = ["GOLD3", "LABELS", "gold_three", "is_three_way", "predicted", "three_way_figures"]
+__all__ = ["GOLD3", "LABELS", "balanced_statistic", "gold_three", "is_three_way", "predicted", "three_way_figures"]

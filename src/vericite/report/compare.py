@@ -85,6 +85,9 @@ def header_section(folder: Path, cmp: Mapping[str, Any]) -> str:
     for d in cmp.get("differences") or []:
         if isinstance(d, Mapping):
             rows.append((f"differs: {d.get('what')}", f"A <code>{esc(d.get('a'))}</code> · B <code>{esc(d.get('b'))}</code>"))
+    from ..runs.compare_judges import notes  # two judge-evals: how the pairs were paired, the judges' agreement
+
+    rows += [("judge-eval", f'<span class="judge-eval-note">{esc(line)}</span>') for line in notes(cmp)]
     body = f'<h1>vericite comparison <span class="muted">— {esc(folder.resolve().name)}</span></h1>' + kv_table(rows)
     return f'<header id="header">{body}</header>'
 

@@ -199,7 +199,7 @@ def compare_runs(
         entry: dict[str, Any] = {"n_a": n_a, "n_b": n_b, "only_in": only, "higher_is_better": hib}
         if m in paired and paired[m].diff is not None:
             d = paired[m].to_dict()
-            entry = {**d, **entry, "verdict": _verdict(d["ci"], d["p_value"], hib), "reason": None}
+            entry = {**d, **entry, "verdict": verdict(d["ci"], d["p_value"], hib), "reason": None}
         else:
             entry = {"a": None, "b": None, "diff": None, "ci": None, "p_value": None, **entry, "verdict": None,
                      "reason": _why_not(m, sa, sb)}  # fmt: skip
@@ -368,7 +368,7 @@ def _identity(run: EvaluatedRun) -> dict[str, Any]:
     }
 
 
-def _verdict(ci: list[float] | None, p_value: float | None, higher_is_better: bool) -> str | None:
+def verdict(ci: list[float] | None, p_value: float | None, higher_is_better: bool) -> str | None:
     """Which run is better: only when the CI of B - A excludes 0 *and* p < 1 - CI level (both tests agree);
     None without resamples."""
     if not ci or p_value is None:
