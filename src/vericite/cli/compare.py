@@ -121,7 +121,7 @@ def print_table(cmp: Mapping[str, Any]) -> None:
     "--same-questions", is_flag=True,
     help="pair samples by id and question alone, letting the evidence the answers cite differ (ALCE's passages: its summ and snippet "
     "methods answer from other passages than vanilla; KaLMA's knowledge); the output says in how many samples it does. "
-    "Default: every input must match",
+    "Two judge-evals: pair by pair id and claim, letting the evidence differ. Default: every input must match",
 )  # fmt: skip
 def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool, resamples: int, seed: int, intersect: bool, same_questions: bool) -> None:
     """Compare two evaluations (folders of `vericite evaluate` or `vericite run`) of the same samples, or two
