@@ -70,7 +70,7 @@ def test_generate_on_ray_writes_what_a_local_run_writes(tmp_path, ray_local):
 
 
 def test_actors_write_the_one_call_cache_a_local_rerun_reads(tmp_path, ray_local, monkeypatch):
-    from vericite.models.cache import cache_stats
+    from vericite.models.cache_admin import cache_stats
 
     monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))  # sent to the actors by the driver
     q = write_questions(tmp_path / "q.jsonl", 10)
