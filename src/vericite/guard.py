@@ -96,7 +96,7 @@ def guard_calls(obj: Any, methods: tuple[str, ...], label: str, *, kind: str | N
 
 def rebind_guards(obj: Any) -> Any:
     """After ``copy.copy`` of an object guarded in place, the copy's wrappers still call the original's methods:
-    bind them to the copy (a metric family's judged part, ``evaluate/pipeline.py``). Returns ``obj``."""
+    bind them to the copy (a metric family's judged part, ``evaluate/answer_scoring.py``). Returns ``obj``."""
     if isinstance(obj, GuardedProxy) or not hasattr(obj, "__dict__"):
         return obj
     for name, call in list(vars(obj).items()):

@@ -104,7 +104,7 @@ def test_a_judged_family_scored_answer_by_answer_asks_the_corpus_no_new_pair(bui
     from types import SimpleNamespace
 
     from vericite.evaluate.checkpoint import AnswerCheckpoint
-    from vericite.evaluate.pipeline import score_answer_by_answer
+    from vericite.evaluate.answer_scoring import score_answer_by_answer
 
     impl, metric = built
     if getattr(metric, "judge", None) is None:

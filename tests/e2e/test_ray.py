@@ -70,7 +70,7 @@ def test_generate_on_ray_writes_what_a_local_run_writes(tmp_path, ray_local):
 
 
 def test_actors_write_the_one_call_cache_a_local_rerun_reads(tmp_path, ray_local, monkeypatch):
-    from vericite.models.cache import cache_stats
+    from vericite.models.cache_admin import cache_stats
 
     monkeypatch.setenv("VERICITE_CACHE", str(tmp_path / "cache"))  # sent to the actors by the driver
     q = write_questions(tmp_path / "q.jsonl", 10)
@@ -509,7 +509,7 @@ def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_l
     """A lost actor's question showed the step its lost process was at until the restarted actor reported it anew
     (after building its worker again: a model loaded); now it shows ``worker restarted, waiting`` meanwhile."""
     from vericite.distributed import RayPool
-    from vericite.distributed.pool import _actor_table
+    from vericite.distributed.restarts import actor_table
     from vericite.distributed.steps import RESTARTED
 
     pool = RayPool(SlowToRestart, 2, "auto", steps=True)
@@ -530,7 +530,7 @@ def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_l
         assert RESTARTED in seen, seen
         print(f"marked {time.monotonic() - killed:.2f} s after the kill")  # -rP
         # the driver's side: Ray's actor table, read for the restarts (a private call: checked on the Ray pinned)
-        assert any(int(info.get("NumRestarts") or 0) >= 1 for info in _actor_table(ray_local).values())
+        assert any(int(info.get("NumRestarts") or 0) >= 1 for info in actor_table(ray_local).values())
         got.update(batches)
         assert got == {str(i): 2 * i for i in range(4)}
     finally:

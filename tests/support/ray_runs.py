@@ -62,8 +62,8 @@ SLOW_RAY_EVALUATE = textwrap.dedent(
 
     D.answer_pool = lambda cfg, *, ray, workers: lambda task: open_pool(functools.partial(slow_worker, cfg, task), workers, ray)
     cfg = EvaluateConfig(judge="fake", attribution_judge="fake-4class", cache=False)
-    import vericite.evaluate.pipeline as P
-    P.ANSWER_BATCH = 2
+    import vericite.evaluate.answer_scoring as S
+    S.ANSWER_BATCH = 2
     evaluate_file(sys.argv[3], sys.argv[1], cfg, ray="auto", workers=2, resume=len(sys.argv) > 4)
     """
 )

@@ -24,7 +24,7 @@ def cache() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the statistics as JSON")
 def stats(model: str | None, as_json: bool) -> None:
     """Where the call cache is, its size, its entries, and how many each model wrote."""
-    from ..models.cache import cache_stats
+    from ..models.cache_admin import cache_stats
     from ..printable import printable
 
     s = cache_stats()
@@ -57,7 +57,7 @@ def stats(model: str | None, as_json: bool) -> None:
 @click.option("--model", help="delete only this model's entries (a name `vericite cache stats` lists)")
 def clear(model: str | None) -> None:
     """Delete the entries of the call cache: all of them, or one model's. Prints how many were deleted."""
-    from ..models.cache import clear_cache
+    from ..models.cache_admin import clear_cache
 
     r = clear_cache(model=model)
     if r["deleted"] is None:

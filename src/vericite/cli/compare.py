@@ -23,15 +23,15 @@ def _ci(ci: Any) -> str:
 
 
 def _folded(cmp: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The metrics not computed in A and B, by their reason (``runs.compare.folded_not_computed``)."""
-    from ..runs.compare import folded_not_computed
+    """The metrics not computed in A and B, by their reason (``runs.compare_output.folded_not_computed``)."""
+    from ..runs.compare_output import folded_not_computed
 
     return folded_not_computed(cmp["metrics"])
 
 
 def _folded_lines(cmp: Mapping[str, Any]) -> list[str]:
     """"not computed in A and B: m1, m2 (reason)", one line per reason."""
-    from ..runs.compare import folded_lines
+    from ..runs.compare_output import folded_lines
 
     return folded_lines(cmp["metrics"])
 
@@ -39,7 +39,7 @@ def _folded_lines(cmp: Mapping[str, Any]) -> list[str]:
 def _rows(cmp: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str, str, str]]:
     """(metric, A, B, B-A, CI, p, n A/B, verdict or reason) per metric, as text; the metrics neither run computed
     for one reason are left to :func:`_folded_lines`."""
-    from ..runs.compare import n_text
+    from ..runs.compare_output import n_text
 
     out = []
     folded = {name for names in _folded(cmp).values() for name in names}
@@ -141,8 +141,9 @@ def compare(run_a: Path, run_b: Path, out: Path | None, fmt: str, as_json: bool,
     Example: vericite compare runs/e1 runs/e2 --out runs/e1-vs-e2 && vericite report runs/e1-vs-e2
     """
     from ..errors import VericiteError
-    from ..runs.compare import check_out, compare_runs, load_evaluated_run, write_comparison
+    from ..runs.compare import compare_runs, load_evaluated_run
     from ..runs.compare_judges import compare_judge_evals, is_judge_eval, load_judge_eval
+    from ..runs.compare_output import check_out, write_comparison
 
     if as_json:
         fmt = "json"

@@ -1,4 +1,5 @@
-"""Pools of workers (Ray actors, or threads); see the package's doc. The per-batch checkpoint is ``checkpoint.py``'s (re-exported)."""
+"""Pools of workers (Ray actors, or threads); see the package's doc. The per-batch checkpoint is ``checkpoint.py``'s (re-exported);
+which actors Ray restarted, read from its actor table for ``RayPool.steps()``, ``restarts.py``'s."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .actor_side import DRIVER_WATCH_S, driver_alive, node_id, process_started, 
 from . import steps as steps_module
 from .steps import RESTARTED, STEP_TIMEOUT_S, RayReporter, StepBoard  # noqa: F401  (RESTARTED re-exported; STEP_PUSH_S is read from steps at the pool's start, patch it there)
 from .checkpoint import Checkpoint  # noqa: F401  (re-exported)
+from .restarts import actor_table, restarted_actors
 from .fit import FREE_WAIT_S, START_ENV, START_TIMEOUT_S, cpus, fit_workers, free_cpus, probe, start_timeout, workers_word  # noqa: F401  (FREE_WAIT_S, START_TIMEOUT_S re-exported)
 
 Batch = tuple[str, Any]  # (key, payload)
@@ -295,7 +297,7 @@ class RayPool:
             return {}
         if time.monotonic() >= self._table_due:  # Ray's actor table, at most every RESTARTS_LOOK_S
             self._table_due = time.monotonic() + RESTARTS_LOOK_S
-            for actor, pid in restarted_actors(_actor_table(self._ray), self._restarts):
+            for actor, pid in restarted_actors(actor_table(self._ray), self._restarts):
                 try:
                     self._board.update.remote({}, actor, True, pid)
                 except Exception:  # noqa: BLE001 - the progress line's steps only
@@ -397,33 +399,6 @@ class RayPool:
 RAY_CLOSE_S = 2.0
 #: seconds between two readings of Ray's actor table by ``RayPool.steps()`` (the driver reads the steps every second)
 RESTARTS_LOOK_S = 1.0
-
-
-def _actor_table(ray: Any) -> dict[str, dict[str, Any]]:
-    """This job's actors as Ray's control store lists them (``State``, ``NumRestarts``, ``Pid`` ...); ``{}`` where
-    that cannot be read (a Ray Client, another Ray version): Ray's own ``ray._private.state.actors``, as no public
-    call says an actor is restarting (``ray.util.state`` needs the dashboard, which ``auto`` does not start)."""
-    try:
-        from ray._private.state import actors
-        from ray._raylet import JobID
-
-        return dict(actors(job_id=JobID.from_hex(ray.get_runtime_context().get_job_id())))
-    except Exception:  # noqa: BLE001 - only the progress line's steps depend on it
-        return {}
-
-
-def restarted_actors(table: dict[str, dict[str, Any]], seen: dict[str, int]) -> list[tuple[str, int | None]]:
-    """The actors of ``table`` (:func:`_actor_table`) restarted since ``seen`` (their restarts, updated here), each
-    with its new process's id once Ray lists it alive (None while it is restarting): its questions are the lost
-    process's, whatever process reported them, but those the new process reported are its own."""
-    out = []
-    for actor, info in table.items():
-        n = int(info.get("NumRestarts") or 0)
-        if n > seen.get(actor, 0):
-            seen[actor] = n
-            pid = info.get("Pid") if info.get("State") == "ALIVE" else None
-            out.append((str(actor), int(pid) if pid else None))
-    return out
 
 
 def open_pool(factory: Callable[[], Any], workers: int, ray: str | None = None, *, steps: bool = False) -> Pool:

@@ -2,6 +2,7 @@
 
 * ``inputs.py``: read a JSONL of answers for a task (bad lines, duplicate ids, bytes that are not UTF-8);
 * ``pipeline.py``: run the task's metric suite over the answers (the results body, the per-sample records);
+* ``answer_scoring.py``: each answer scored alone into the checkpoint first, here or on a pool's workers (``--ray``);
 * ``thresholds.py``: the ``--fail-under`` / ``--max-bad-lines`` gate.
 
 Writing the files (results.json, samples.jsonl, bad_lines.jsonl) and ``evaluate_file`` are ``runs/results.py``.

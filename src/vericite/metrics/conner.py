@@ -42,14 +42,11 @@ the rest are; an item left out is counted by reason in the metric's ``details``,
 
 from __future__ import annotations
 
-import math
-import numbers
 from typing import Any, Sequence
 
 from ..attribution.sentences import split_sentences
 from ..errors import VericiteError
 from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS
-from ..types import JudgePair
 from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
 from .conner_specs import (  # noqa: F401  (re-exported: the family's declarations)
     VERSION,
@@ -70,10 +67,11 @@ from .conner_specs import (  # noqa: F401  (re-exported: the family's declaratio
     gold_answer,
     gold_response,
 )
-from .conner_judged import passage_major, three_way  # noqa: F401  (passage_major re-exported)
+from .conner_judged import passage_major  # noqa: F401  (re-exported)
 from .conner_lm import LMMeasures
+from .conner_pairs import PairMeasures
 from .conner_validity import ValidityMeasures
-from .judging import judge_corpus, judge_id
+from .judging import judge_id
 
 #: results.json ``evaluation.conner``'s settings (but ``deviations``), in :meth:`ConnerMetric.settings`' order
 SETTINGS = (
@@ -110,13 +108,14 @@ def _model_name(backend: Any) -> str | None:
         return str(getattr(backend, "id", type(backend).__name__))
 
 
-class ConnerMetric(LMMeasures, ValidityMeasures):
+class ConnerMetric(LMMeasures, ValidityMeasures, PairMeasures):
     """CONNER's measures (module docstring). ``judge``: a three-way judge (factuality, validity); ``lm``: a causal
     LM backend (coherence, informativeness, helpfulness, the validity reader); ``scorer``: a PairScorer
     (relevance); ``coherence``: a PairScorer, paragraph coherence's discourse model (default: the LM's
     sentence-order test); ``retriever``: evidence per sentence when an item has none (``--index``). Its parts: the LM-scored
-    measures (``conner_lm.py``), validity and answer_em (``conner_validity.py``), what its reader and retriever were
-    asked, once per evaluation (``conner_asked.py``)."""
+    measures (``conner_lm.py``), validity and answer_em (``conner_validity.py``), factuality, relevance and a discourse
+    model's paragraph coherence (``conner_pairs.py``), what its reader and retriever were asked, once per evaluation
+    (``conner_asked.py``)."""
 
     inputs = ("answer", "passages", "answers", "meta")
     # vericite compare (protocols.PairedStatistics): two runs are compared only when scored with the same CONNER
@@ -340,90 +339,11 @@ class ConnerMetric(LMMeasures, ValidityMeasures):
             cs.ns.update(out.ns)
         return cs
 
-    # ------------------------------------------------------------------ measures
-
-    def _relevance(self, samples, texts, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
-        if self.scorer is None:
-            for i in usable:
-                reasons[i]["relevance"] = "no relevance model"
-            return
-        self._pair_sigmoid(self.scorer, "relevance", "the relevance model", samples, texts, usable, values, reasons)
-
-    def _coherence(self, samples, texts, sentences, usable, values, reasons) -> None:  # type: ignore[no-untyped-def]
-        """Paragraph coherence by the discourse model ``coherence``: the sigmoid of its score for (q, k)."""
-        paragraphs = []
-        for i in usable:
-            if len(sentences[i]) < 2:
-                reasons[i]["coherence_paragraph"] = "one sentence: no paragraph to judge"
-            else:
-                paragraphs.append(i)
-        self._pair_sigmoid(self.coherence, "coherence_paragraph", "the coherence model", samples, texts, paragraphs, values, reasons)
-
-    @staticmethod
-    def _pair_sigmoid(scorer, name, what, samples, texts, items, values, reasons) -> None:  # type: ignore[no-untyped-def]
-        logits = list(scorer.score([(samples[i].question, texts[i]) for i in items])) if items else []
-        if len(logits) != len(items):
-            for i in items:
-                reasons[i][name] = f"{what} gave {len(logits)} scores for {len(items)} pairs"
-            return
-        for i, x in zip(items, logits):
-            if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):  # NaN was reported as 0.0
-                reasons[i][name] = f"{what} gave no score ({x!r})"[:120]
-                continue
-            values[name][i] = round(sigmoid(float(x)), 6)
-
     def _coherence_model(self) -> str | None:
         """What computed coherence_paragraph (results.json ``evaluation.conner.coherence_paragraph_model``)."""
         if self.coherence is not None:
             return f"{getattr(self.coherence, 'id', None)}: the sigmoid of its score for (query, knowledge)"
         return f"sentence-order test of {_model_name(self.lm)}" if self.lm is not None else None
-
-    def _factuality(self, samples, texts, sentences, usable, values, reasons, extra, judgements, counts, progress) -> None:  # type: ignore[no-untyped-def]
-        if self.judge is None:
-            for i in usable:
-                reasons[i]["factuality"] = "no judge (--judge llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way)"
-            return
-        plan: dict[int, list[tuple[str, list[str]]]] = {}
-        for i in usable:
-            sents = [texts[i][s:e].strip() for s, e in sentences[i]]
-            rows = [(s, self._evidence(samples[i], s, extra[i])) for s in sents]
-            if not any(ev for _, ev in rows):
-                reasons[i]["factuality"] = "no evidence (the item's passages, or --index)"
-                continue
-            plan[i] = rows
-        pairs = passage_major([JudgePair(ev, s, question=samples[i].question) for i, rows in plan.items() for s, evs in rows for ev in evs])
-        bar = (lambda total: progress(total, "judging")) if progress is not None else None
-        judged = judge_corpus(self.judge, pairs, progress=bar)
-        counts["judge_calls"] += len(judged)
-        for i, rows in plan.items():
-            vectors = []
-            for s, evs in rows:
-                best = None
-                for ev in evs:
-                    j = judged[JudgePair(ev, s, question=samples[i].question)]
-                    judgements[i].append({**j.to_dict(), "purpose": "factuality"})
-                    sc = three_way(j)
-                    if sc is None:
-                        counts["unparseable_judgements"] += 1
-                        continue
-                    if best is None or sc["supports"] > best["supports"]:
-                        best = sc
-                if best is not None:
-                    vectors.append(best)
-            if not vectors:
-                reasons[i]["factuality"] = "no sentence could be judged (unparseable judgements)"
-                continue
-            if self.aggregation == "mean":
-                agg = {k: sum(v[k] for v in vectors) / len(vectors) for k in LABELS}
-            else:
-                pick = min if self.aggregation == "min" else max
-                agg = pick(vectors, key=lambda v: v["supports"])
-            label = max(LABELS, key=lambda k: agg[k])
-            values["factuality"][i] = round(agg["supports"], 6)
-            for k, share in CLASS_OF.items():
-                values[share][i] = 1.0 if k == label else 0.0
-            extra[i]["factuality_vector"] = {k: round(v, 6) for k, v in agg.items()}
-            extra[i]["factuality_label"] = CLASS_OF[label]
 
 
 def from_spec(arg: str, *, ctx: Any, judge: Any = None, lm: Any = None, scorer: Any = None, coherence: Any = None, **options: Any) -> ConnerMetric:

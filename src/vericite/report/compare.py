@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from .. import jsonl
 from ..errors import DataError
 from ..jsonl import read_json_object as _read_json_object
-from ..runs.compare import COMPARE_JSON, COMPARE_SAMPLES, folded_lines, folded_not_computed, n_text
+from ..runs.compare_output import COMPARE_JSON, COMPARE_SAMPLES, folded_lines, folded_not_computed, n_text
 from .charts import bar_chart
 from .format import clip as _clip
 from .format import esc, fmt

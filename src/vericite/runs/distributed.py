@@ -20,7 +20,7 @@ a local run's names its one.
 Evaluation: the answers not in the evaluation's checkpoint (``OUT/.evaluate-answers.jsonl``) go in batches to the
 workers, each an :class:`AnswerWorker` (the judges loaded once, the task's suite built once), which score each answer
 alone as the local evaluate does and send back its checkpoint line; the driver writes each line as it comes back and
-scores the corpus from the checkpointed judgements (``evaluate.pipeline.score_answers_on_pool``), so the files and
+scores the corpus from the checkpointed judgements (``evaluate.answer_scoring.score_answers_on_pool``), so the files and
 ``--resume`` (its settings check included) are a local evaluate's; on Ctrl-C the lines of the batches the workers had
 finished that the driver had not written yet are written first.
 
@@ -308,11 +308,12 @@ class AnswerWorker:
     """Built once in a worker for ``evaluate --ray``: the evaluation's judges (``cfg``'s, loaded here with their
     own usage meters) and ``task``'s suite (the task as the driver prepared it); ``score(batch)`` scores each
     ``(index, sample, parsed answer)`` of the batch alone with the judged families, as the local evaluate does
-    (``evaluate.pipeline.score_one``), and gives each answer's checkpoint line (``evaluate/checkpoint.py``), which
+    (``evaluate.answer_scoring.score_one``), and gives each answer's checkpoint line (``evaluate/checkpoint.py``), which
     the driver writes; ``close()`` closes what it built."""
 
     def __init__(self, cfg: Any, task: Any) -> None:
-        from ..evaluate.pipeline import build_context, judge_spec, judged_parts
+        from ..evaluate.answer_scoring import judged_parts
+        from ..evaluate.pipeline import build_context, judge_spec
         from ..judges import load_judge
 
         self.meters: dict[str, Any] = {}
@@ -336,7 +337,7 @@ class AnswerWorker:
 
     def score(self, batch: Sequence[tuple[int, Sample, Any]]) -> list[dict[str, Any]]:
         from ..evaluate.checkpoint import answer_line
-        from ..evaluate.pipeline import score_one
+        from ..evaluate.answer_scoring import score_one
 
         lines = []
         for index, sample, answer in batch:

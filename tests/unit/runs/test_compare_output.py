@@ -83,7 +83,7 @@ def test_a_metric_computed_in_one_run_only_shows_no_n_and_says_so_in_every_outpu
     markdown, the terminal and the HTML report alike; a compare.json written before (0 for the run without it)
     reads the same."""
     from vericite.report.compare import metrics_section
-    from vericite.runs.compare import n_text
+    from vericite.runs.compare_output import n_text
 
     only = {**m(reason="only in A; not computed in B: no absent set"), "a": 0.75, "n_a": 4, "n_b": None, "only_in": "A"}
     cmp = comparison()

@@ -64,7 +64,7 @@ def test_evaluate_on_a_pool_ctrl_c_keeps_every_answer_the_workers_scored(tmp_pat
     """``evaluate --ray`` (its AnswerWorkers on threads): Ctrl-C after the driver wrote the first line of a batch of
     two, once the other worker's batch is scored too: the second line and the other batch are in
     ``.evaluate-answers.jsonl``, and ``--resume`` scores only the answers no worker had scored."""
-    import vericite.evaluate.pipeline as P
+    import vericite.evaluate.answer_scoring as S
     import vericite.runs.distributed as D
     from vericite.distributed import ThreadPool
     from vericite.evaluate import EvaluateConfig
@@ -85,7 +85,7 @@ def test_evaluate_on_a_pool_ctrl_c_keeps_every_answer_the_workers_scored(tmp_pat
         return Counting(cfg, task)
 
     monkeypatch.setattr(D, "answer_pool", lambda cfg, *, ray, workers: lambda task: ThreadPool(functools.partial(counting, cfg, task), workers))
-    monkeypatch.setattr(P, "ANSWER_BATCH", 2)
+    monkeypatch.setattr(S, "ANSWER_BATCH", 2)
     answers, out = write_answers(tmp_path / "a.jsonl", 6), tmp_path / "e"
     cfg = EvaluateConfig(judge="fake", attribution_judge="fake-4class", cache=False)
     real_add = AnswerCheckpoint.add_line

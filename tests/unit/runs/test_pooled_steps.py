@@ -203,6 +203,6 @@ def test_the_driver_marks_the_questions_of_an_actor_ray_restarts_as_soon_as_it_r
     pool._ray, pool._board, pool._restarts, pool._table_due = Ray(), Handle(), {}, 0.0
     monkeypatch.setattr(P, "RESTARTS_LOOK_S", 0.0)  # the table read at each reading (every second at most otherwise)
     tables = iter([{"a": {"State": "ALIVE", "NumRestarts": 0, "Pid": 11}}, {"a": {"State": "RESTARTING", "NumRestarts": 1, "Pid": 11}}])
-    monkeypatch.setattr(P, "_actor_table", lambda ray: next(tables))
+    monkeypatch.setattr(P, "actor_table", lambda ray: next(tables))
     assert pool.steps() == {"q1": "sentence 1, trial 1"}
     assert pool.steps() == {"q1": RESTARTED}
