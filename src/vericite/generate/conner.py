@@ -5,9 +5,12 @@
 - ``generate`` (default): the model writes it. Zero-shot (``shot=0``) with CONNER's best prompt of Table 11,
   ``Topic: {topic}\\nGenerate a Wikipedia to answer the given question.\\nQuestion: {query}\\nWikipedia:``;
   few-shot (``shot=n``) with n demonstrations in the template of Table 12 (the same words, each followed by its
-  reference knowledge), drawn by the run's seed from the *other* questions of the run (never the item itself),
-  each cut to its first ``demo_words`` words (default 200: some of nq-500's gold passages are whole articles of up
-  to 26k words, and four of them would not fit the model's context).
+  reference knowledge), drawn by the run's seed for each item from the *other* questions of the whole dataset that
+  have reference knowledge (never the item itself; the same whatever ``--limit``: ``demo_draw=dataset``, the
+  default), or with ``demo_draw=run`` from the other questions of the run (the rule before the option, which a
+  folder written then keeps on ``--resume``), each cut to its first ``demo_words`` words (default 200: some of
+  nq-500's gold passages are whole articles of up to 26k words, and four of them would not fit the model's
+  context).
 - ``retrieve``: the top passage BM25 finds in ``index`` for the query (CONNER's retrieved knowledge);
 - ``reference``: the dataset's own (NQ: the gold passage; WoW: the gold knowledge sentence).
 
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, ClassVar, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
@@ -55,12 +58,30 @@ WOW_QUERY_DEVIATION = (
 #: what a few-shot manifest written before ``demo_words`` was recorded used (unless its config set it): whole
 #: demonstrations (``ConnerKnowledge.upgrade_manifest``; ``--resume`` names it in its line)
 WHOLE_DEMONSTRATIONS = "whole (before demo_words was recorded: no cut)"
+#: where few-shot demonstrations are drawn from without ``pool`` (``demo_draw``): ``dataset``, the other questions of
+#: the whole dataset with reference knowledge (the same whatever ``--limit``, the default); ``run``, the other
+#: questions of the run, which depend on ``--limit`` (the rule before the option: a folder whose manifest records no
+#: ``demo_draw`` resumes with it, ``ConnerKnowledgeOptions.resumed_options``)
+DEMO_DRAWS = ("dataset", "run")
+DEFAULT_DEMO_DRAW = "dataset"
 
 
 class ConnerKnowledgeOptions(BaseModel):
     """``--method-arg KEY=VALUE`` (``--shot``, ``--index``, ``--max-tokens``, ``--temperature`` as flags)."""
 
     model_config = ConfigDict(extra="forbid")
+    #: recorded in the config only when given (protocols.MethodOptions), so the runs written before it are the same runs
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("demo_draw",)
+
+    @classmethod
+    def resumed_options(cls, method_args: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
+        """The options a folder being resumed sets where ``method_args`` leave them unset (``protocols.MethodOptions``):
+        ``demo_draw`` as its manifest records it, ``run`` (the run's questions, all there was) when it records none,
+        so the rest of its items are drawn as its first were."""
+        if manifest.get("method") != VERSION or method_args.get("demo_draw") is not None:
+            return {}
+        recorded = manifest.get("demo_draw", "run")
+        return {"demo_draw": recorded} if recorded in DEMO_DRAWS else {}
 
     source: Literal["generate", "retrieve", "reference"] = "generate"
     shot: int = Field(default=0, ge=0)
@@ -69,6 +90,10 @@ class ConnerKnowledgeOptions(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     demo_words: int | None = Field(default=None, ge=1)  # a demonstration's knowledge cut to its first N words [DEFAULT_DEMO_WORDS]
+    # few-shot without pool: demonstrations from the whole dataset (dataset) or the run's questions (run, which
+    # --limit changes). None: a new run takes DEFAULT_DEMO_DRAW, a resumed one what its folder recorded (run before
+    # the option: resumed_options); the manifest records the rule used
+    demo_draw: Literal["dataset", "run"] | None = None
     # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
     select: Literal["none", "knowledge", "demonstrations"] = "none"
     candidates: int = Field(default=5, ge=1, le=100)  # r: knowledge texts sampled per query (select=knowledge)
@@ -144,13 +169,19 @@ class ConnerKnowledge:
         return " ".join(text.split()[:words]) if len(text.split()) > words else text
 
     @property
+    def demo_draw(self) -> str:
+        """Where few-shot demonstrations without ``pool`` are drawn from: ``dataset`` or ``run`` (:data:`DEMO_DRAWS`)."""
+        return self.opts.demo_draw or DEFAULT_DEMO_DRAW
+
+    @property
     def demo_words(self) -> int:
         """How many words of a demonstration's reference knowledge are used (the manifest records it, few-shot)."""
         return self.opts.demo_words or DEFAULT_DEMO_WORDS
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None:
-        """Keeps the run's questions as the few-shot pool; refuses what cannot be done before anything runs; notes
-        whether a query is a WoW dialogue history (the manifest's ``deviations``)."""
+        """Keeps the few-shot pool (``demo_draw``: the whole dataset's questions with reference knowledge, loaded once
+        here, or the run's); refuses what cannot be done before anything runs; notes whether a query is a WoW dialogue
+        history (the manifest's ``deviations``)."""
         from ..metrics.conner import dialogue_queries
 
         self.pool = list(samples)
@@ -158,7 +189,12 @@ class ConnerKnowledge:
         o = self.opts
         if o.source == "retrieve" and self.retriever is None:
             raise VericiteError("method conner-knowledge: source=retrieve needs an index: --index DIR (vericite docs index)")
-        if o.source == "reference" or (o.source == "generate" and o.shot and o.pool is None):
+        few_shot = o.source == "generate" and o.shot and o.pool is None
+        if few_shot and self.demo_draw == "dataset":
+            self.pool = self._usable_questions(dataset)
+            if len(self.pool) <= o.shot:
+                raise VericiteError(f"method conner-knowledge: shot={o.shot} needs more than {o.shot} questions with reference knowledge in {dataset} (it has {len(self.pool)}); demonstrations are never the item itself")
+        elif o.source == "reference" or few_shot:
             missing = [s.id for s in samples[:50] if self._reference(s) is None]
             if missing:
                 raise VericiteError(f"method conner-knowledge: dataset {dataset} has no reference knowledge (e.g. {missing[0]}): source=reference and few-shot need it")
@@ -167,14 +203,23 @@ class ConnerKnowledge:
         if o.pool is not None and o.source == "generate" and o.shot:
             self._draw_pool(samples, dataset)
 
+    def _usable_questions(self, dataset: str) -> list[Sample]:
+        """The questions of the whole dataset ``dataset`` (a registered name or a file; the same whatever ``--limit``)
+        that have reference knowledge, in its order: what demonstrations are drawn from (``demo_draw=dataset``, and
+        ``pool``'s draw)."""
+        from ..datasets import load_samples
+
+        try:
+            everything = load_samples(dataset, dropped=[])  # a repeated id once, as the run's questions (warned there)
+        except VericiteError as e:
+            raise VericiteError(f"method conner-knowledge: few-shot demonstrations are drawn from the whole dataset {dataset}, which cannot be loaded ({e})" + ("; demo_draw=run draws them from the run's questions" if self.opts.pool is None else "")) from None
+        return [s for s in everything if self._reference(s)]
+
     def _draw_pool(self, samples: Sequence[Sample], dataset: str) -> None:
         """The pool of m candidate demonstrations: questions of the whole dataset (the same whatever ``--limit``)
         with reference knowledge, drawn by the seed; with ``select=demonstrations``, ordered best first by Q_know."""
-        from ..datasets import load_samples
-
         o = self.opts
-        everything = load_samples(dataset, dropped=[])  # a repeated id once, as the run's questions (warned there)
-        usable = [s for s in everything if self._reference(s)]
+        usable = self._usable_questions(dataset)
         if len(usable) <= o.shot:
             raise VericiteError(f"method conner-knowledge: pool={o.pool} needs more than shot={o.shot} questions with reference knowledge in {dataset} (it has {len(usable)})")
         pool = random.Random(f"{self.seed}:pool").sample(usable, min(o.pool or 0, len(usable)))
@@ -187,6 +232,8 @@ class ConnerKnowledge:
         self.demo_pool = pool
 
     def demonstrations(self, sample: Sample) -> list[Sample]:
+        """``shot`` demonstrations for ``sample``, never itself: the pool's first (``pool=m``), else drawn by
+        ``{seed}:{id}`` from the other questions of ``self.pool`` (``demo_draw``: the dataset's or the run's)."""
         if self.demo_pool is not None:  # the pool's first n (best first with select=demonstrations), never the item
             return [d for d in self.demo_pool if d.id != sample.id][: self.opts.shot]
         others = [s for s in self.pool if s.id != sample.id]
@@ -252,16 +299,23 @@ class ConnerKnowledge:
         return out
 
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
-        """A manifest of this method written before it recorded ``demo_words`` (``protocols.ManifestUpgrading``):
-        a few-shot one put each demonstration's reference knowledge in whole unless its config set ``demo_words``,
-        so ``--resume`` now (200 words by default) says the demonstrations differ, in one line, rather than cut the
-        rest of the run's demonstrations silently."""
+        """A manifest of this method written before it recorded ``demo_words`` or ``demo_draw``
+        (``protocols.ManifestUpgrading``): a few-shot one put each demonstration's reference knowledge in whole
+        unless its config set ``demo_words``, so ``--resume`` now (200 words by default) says the demonstrations
+        differ, in one line, rather than cut the rest of the run's demonstrations silently; without ``pool`` it drew
+        them from the run's questions, ``demo_draw`` run (what ``--resume`` builds the method with, unless given:
+        ``ConnerKnowledgeOptions.resumed_options``)."""
         few_shot = old.get("source", "generate") == "generate" and isinstance(old.get("shot"), int) and old["shot"] > 0
-        if "demo_words" in old or old.get("method") != self.id or not few_shot:
+        if old.get("method") != self.id or not few_shot:
             return dict(old)
         config = old.get("config") or {}
-        given = config.get("demo_words", (config.get("method_args") or {}).get("demo_words"))
-        return {**old, "demo_words": given if isinstance(given, int) else WHOLE_DEMONSTRATIONS}
+        given = lambda key: config.get(key, (config.get("method_args") or {}).get(key))  # noqa: E731
+        out = dict(old)
+        if "demo_words" not in out:
+            out["demo_words"] = given("demo_words") if isinstance(given("demo_words"), int) else WHOLE_DEMONSTRATIONS
+        if "demo_draw" not in out and given("pool") is None:
+            out["demo_draw"] = "run"
+        return out
 
     def manifest(self) -> dict[str, Any]:
         return {
@@ -271,6 +325,7 @@ class ConnerKnowledge:
             "source": self.opts.source,
             "shot": self.opts.shot,
             **({"demo_words": self.demo_words} if self.opts.source == "generate" and self.opts.shot else {}),
+            **({"demo_draw": self.demo_draw} if self.opts.source == "generate" and self.opts.shot and self.opts.pool is None else {}),
             "index": self.opts.index,
             **({"index_corpus": corpus} if (corpus := self._index_corpus()) is not None else {}),
             "seed": self.seed,

@@ -149,7 +149,8 @@ class ManifestUpgrading(Protocol):
     """Capability of a Method: ``generate --resume`` / ``run --resume`` compare what its folder's manifest
     recorded with what it records now (``runs/rundir.py``), only in the keys both hold; a key this version records
     that an older manifest lacks is no difference, unless the method says here what that manifest meant by its
-    absence (conner-knowledge: a few-shot manifest without ``demo_words`` put its demonstrations in whole).
+    absence (conner-knowledge: a few-shot manifest without ``demo_words`` put its demonstrations in whole, one without
+    ``demo_draw`` drew them from the run's questions).
     ``upgrade_manifest(old)``: ``old`` as this version would have recorded it (nothing written)."""
 
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]: ...

@@ -1,5 +1,6 @@
-"""conner-knowledge: CONNER's zero-shot prompt, few-shot demonstrations from the other questions (never the item
-itself, seeded), retrieved and reference knowledge; mistakes said before anything runs."""
+"""conner-knowledge: CONNER's zero-shot prompt, few-shot demonstrations from the other questions of the run
+(``demo_draw=run``; the dataset's, the default: test_conner_demo_draw.py; never the item itself, seeded), retrieved
+and reference knowledge; mistakes said before anything runs."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def test_zero_shot_prompt_is_connners():
 
 
 def test_few_shot_demonstrations_are_other_items_with_their_reference():
-    m, fake = method(shot=2, seed=3)
+    m, fake = method(shot=2, seed=3, demo_draw="run")
     m.check_samples(SAMPLES, "x")
     rec = m.answer(SAMPLES[1])
     assert len(rec["demonstrations"]) == 2 and "s1" not in rec["demonstrations"]
@@ -36,7 +37,7 @@ def test_few_shot_demonstrations_are_other_items_with_their_reference():
     for d in rec["demonstrations"]:
         assert f"Wikipedia: knowledge {d[1:]}." in prompt
     assert prompt.endswith("Question: question 1?\nWikipedia:")
-    again, _ = method(shot=2, seed=3)
+    again, _ = method(shot=2, seed=3, demo_draw="run")
     again.check_samples(SAMPLES, "x")
     assert again.answer(SAMPLES[1])["demonstrations"] == rec["demonstrations"]
 
@@ -59,7 +60,7 @@ def test_reference_and_retrieved_knowledge():
 
 
 def test_mistakes_before_anything_runs():
-    m, _ = method(shot=4)
+    m, _ = method(shot=4, demo_draw="run")  # the run's questions (demo_draw=dataset: test_conner_demo_draw.py)
     with pytest.raises(VericiteError, match="shot=4"):
         m.check_samples(SAMPLES, "x")
     m = registry.create("methods", "conner-knowledge", backend=None, source="retrieve")
@@ -76,13 +77,13 @@ def test_few_shot_demonstrations_are_cut_to_200_words_by_default():
     # issue 14's `generate --method conner-knowledge --dataset nq-500 --shot 4 --limit 50`: some gold passages of
     # nq-500 are whole articles (up to 26k words); uncut, 16 of the first 50 prompts exceed a 4,096-token context
     long = [Sample(id=f"s{i}", question=f"q {i}?", meta={"reference_knowledge": " ".join(f"w{j}" for j in range(300))}) for i in range(3)]
-    m, fake = method(shot=1)
+    m, fake = method(shot=1, demo_draw="run")
     m.check_samples(long, "x")
     m.answer(long[0])
     prompt = fake.prompts[0][-1]["content"]
     assert " w199\n" in prompt and "w200" not in prompt
     assert m.manifest()["demo_words"] == 200
-    m, fake = method(shot=1, demo_words=250)
+    m, fake = method(shot=1, demo_words=250, demo_draw="run")
     m.check_samples(long, "x")
     m.answer(long[0])
     assert " w249\n" in fake.prompts[0][-1]["content"] and m.manifest()["demo_words"] == 250

@@ -159,7 +159,7 @@ def test_scoring_the_pool_shows_progress_unless_quiet(tmp_path, capsys, monkeypa
 
 def test_demonstration_knowledge_is_cut_to_demo_words():
     samples = [Sample(id=f"s{i}", question=f"q {i}?", meta={"reference_knowledge": " ".join(f"w{j}" for j in range(50))}) for i in range(3)]
-    m = registry.create("methods", "conner-knowledge", backend=FakeBackend(default="K."), shot=1, demo_words=5)
+    m = registry.create("methods", "conner-knowledge", backend=FakeBackend(default="K."), shot=1, demo_words=5, demo_draw="run")
     m.check_samples(samples, "x")
     m.answer(samples[0])
     prompt = m.backend.prompts[0][-1]["content"]

@@ -52,7 +52,7 @@ def test_a_pooled_resume_reads_an_older_manifest_as_the_method_says(tmp_path):
     from vericite.errors import VericiteError
 
     samples = [Sample(f"q{i}", f"Question {i}?", meta={"reference_knowledge": f"Gold {i}."}) for i in range(4)]
-    cfg = GenerateConfig(dataset="x", model="fake", method="conner-knowledge", shot=2, cache=False)
+    cfg = GenerateConfig(dataset="x", model="fake", method="conner-knowledge", shot=2, demo_draw="run", cache=False)
 
     def run(resume, n):
         return generate_pooled(cfg, tmp_path / "r", ray=None, workers=1, resume=resume, samples=samples[:n], backend_factory=lambda: FakeBackend(), progress=False)
