@@ -67,3 +67,16 @@ def test_a_worker_takes_the_ranked_pool_the_driver_scored_and_scores_nothing(tmp
     for s in SAMPLES:
         assert [d.id for d in worker.demonstrations(s)] == [d.id for d in driver.demonstrations(s)]
     assert worker.demo_scores == driver.demo_scores
+
+
+def test_the_drivers_copy_gets_the_runs_progress_setting(tmp_path, monkeypatch):
+    # its Q_know scoring of a drawn pool shows progress as a local run's does (ProgressShowing), unless quiet
+    import vericite.runs.loop as loop
+
+    real = loop.build_method
+    cfg = GenerateConfig(dataset="x", model="fake", method="conner-knowledge", shot=1, demo_draw="run", cache=False)
+    for progress in (True, False):
+        built: list = []
+        monkeypatch.setattr(loop, "build_method", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
+        generate_pooled(cfg, tmp_path / f"r{progress}", ray=None, workers=1, samples=SAMPLES[:3], backend_factory=lambda: FakeBackend(default="K."), progress=progress)
+        assert built[0].progress is progress  # the driver's copy, built first
