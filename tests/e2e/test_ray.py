@@ -69,6 +69,17 @@ def test_generate_on_ray_writes_what_a_local_run_writes(tmp_path, ray_local):
     assert (tmp_path / "ray" / ".ray-calls.jsonl").read_text().count("\n") == 3  # batches of 4: 4 + 4 + 2
 
 
+def test_few_shot_conner_knowledge_on_ray_gives_the_local_demonstrations(tmp_path, ray_local):
+    # each actor's method gets what the driver's check_samples prepared (the few-shot pool), not an empty one
+    q = tmp_path / "q.jsonl"
+    q.write_text("".join(json.dumps({"id": f"s{i}", "question": f"question {i}?", "meta": {"reference_knowledge": f"knowledge {i}."}}) + "\n" for i in range(8)))
+    common = ["generate", "--method", "conner-knowledge", "--shot", "2", "--limit", "4", "--dataset", str(q), "--model", "fake", "--no-cache", "-q"]
+    invoke([*common, "--out", str(tmp_path / "local")])
+    invoke([*common, "--out", str(tmp_path / "ray"), "--ray", "auto", "--workers", "2"])
+    local, ray = ((tmp_path / d / "samples.jsonl").read_text(encoding="utf-8") for d in ("local", "ray"))
+    assert without_timings(ray) == without_timings(local) and local.count('"demonstrations"') == 4
+
+
 def test_actors_write_the_one_call_cache_a_local_rerun_reads(tmp_path, ray_local, monkeypatch):
     from vericite.models.cache_admin import cache_stats
 

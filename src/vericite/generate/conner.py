@@ -203,6 +203,16 @@ class ConnerKnowledge:
         if o.pool is not None and o.source == "generate" and o.shot:
             self._draw_pool(samples, dataset)
 
+    def prepared(self) -> dict[str, Any]:
+        """What ``check_samples`` kept that the answers read (``protocols.SamplesPrepared``), for a pool's workers: the
+        few-shot pool (the dataset's or the run's questions), or ``pool``'s drawn demonstrations in their order with
+        their Q_know scores (scored once, here)."""
+        few_shot = self.opts.source == "generate" and self.opts.shot and self.demo_pool is None
+        return {"pool": self.pool if few_shot else [], "demo_pool": self.demo_pool, "demo_scores": self.demo_scores}
+
+    def use_prepared(self, state: Mapping[str, Any]) -> None:
+        self.pool, self.demo_pool, self.demo_scores = list(state["pool"]), state["demo_pool"], list(state["demo_scores"])
+
     def _usable_questions(self, dataset: str) -> list[Sample]:
         """The questions of the whole dataset ``dataset`` (a registered name or a file; the same whatever ``--limit``)
         that have reference knowledge, in its order: what demonstrations are drawn from (``demo_draw=dataset``, and

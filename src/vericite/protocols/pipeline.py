@@ -17,6 +17,7 @@ __all__ = [
     "Method",
     "MethodOptions",
     "SampleChecking",
+    "SamplesPrepared",
     "ManifestUpgrading",
     "Summarising",
     "StepShowing",
@@ -142,6 +143,19 @@ class SampleChecking(Protocol):
     graph, on questions that carry no knowledge). ``dataset`` names them in the message."""
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None: ...
+
+
+@runtime_checkable
+class SamplesPrepared(Protocol):
+    """Capability of a SampleChecking Method whose ``check_samples`` keeps what its answers read (conner-knowledge:
+    the few-shot pool, the drawn demonstration pool in its Q_know order). A pool's workers (``generate --ray`` /
+    ``--concurrency``) each build their own copy, which never sees the samples: the driver's copy gives
+    ``prepared()`` (picklable) and each worker's takes it with ``use_prepared(state)`` before it answers, so that
+    its answers are a local run's and nothing is prepared twice."""
+
+    def prepared(self) -> Any: ...
+
+    def use_prepared(self, state: Any) -> None: ...
 
 
 @runtime_checkable

@@ -2,9 +2,11 @@
 for ``generate --concurrency N``), with the files of a local run.
 
 Generation: the questions still to answer go in batches to the workers, each of which built the method once
-(``build_method``, its own usage meter) and answers a batch sample by sample, as the local loop does; a worker
-returns one outcome per sample (the record with its ``usage``, or the model call's error). The driver writes each
-finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes in the order of the questions into
+(``build_method``, its own usage meter, and what the driver's ``check_samples`` kept that the answers read, shipped
+to it: a ``SamplesPrepared`` method's, conner-knowledge's few-shot pools) and answers a batch sample by sample, as
+the local loop does; a worker returns one outcome per sample (the record with its ``usage``, or the model call's
+error). The driver writes each finished batch to ``OUT/.ray-calls.jsonl`` at once (fsynced), then the outcomes in
+the order of the questions into
 ``samples.jsonl`` / ``errors.jsonl``, with the local loop's rules (three failed calls in a row stop the run, the
 failures allowed, the summary), so ``samples.jsonl`` is byte for byte a local run's. ``--resume`` after a killed
 driver takes the answers of ``.ray-calls.jsonl`` whose samples are not in ``samples.jsonl`` yet (a driver killed
@@ -66,13 +68,16 @@ class GenerationWorker:
     store) and the models the method loaded (a judge's own model, the method's model with Ray), not the backend
     ``backend_factory`` gives (the shared backend of threads: its run closes it)."""
 
-    def __init__(self, cfg: Any, backend_factory: Callable[[], Any] | None = None) -> None:
+    def __init__(self, cfg: Any, backend_factory: Callable[[], Any] | None = None, prepared: Any = None) -> None:
         from ..models.usage import UsageMeter
+        from ..protocols import SamplesPrepared
         from .loop import build_method
 
         self.meter = UsageMeter()
         self.loaded: list[Any] = []  # the models build_method loaded for this worker
         self.method = build_method(cfg, meter=self.meter, backend=backend_factory() if backend_factory else None, loaded=self.loaded)
+        if prepared is not None and isinstance(self.method, SamplesPrepared):  # what the driver's check_samples kept
+            self.method.use_prepared(prepared)
         self.report: Callable[[str, str | None], None] | None = None
 
     def close(self) -> None:
@@ -128,8 +133,8 @@ def close_worker(objects: Sequence[Any], models: Sequence[Any]) -> None:
     close_all(objects, models)
 
 
-def _generation_worker(cfg: Any, backend_factory: Callable[[], Any] | None = None) -> GenerationWorker:
-    return GenerationWorker(cfg, backend_factory)
+def _generation_worker(cfg: Any, backend_factory: Callable[[], Any] | None = None, prepared: Any = None) -> GenerationWorker:
+    return GenerationWorker(cfg, backend_factory, prepared)
 
 
 def generate_pooled(
@@ -151,7 +156,7 @@ def generate_pooled(
     :func:`~vericite.runs.loop.generate_run`."""
     from ..models import Closing
     from ..progress import progress_bar
-    from ..protocols import Closeable, ManifestUpgrading, SampleChecking
+    from ..protocols import Closeable, ManifestUpgrading, ProgressShowing, SampleChecking, SamplesPrepared
     from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, recorded_config, resumed_config, summarise
     from .rundir import RunDir
 
@@ -165,9 +170,14 @@ def generate_pooled(
     built = resumed_config(cfg, out, resume)  # the method's options, with those a resumed folder sets; cfg is recorded
     driver_models: list[Any] = []  # the models the driver's copy loaded itself (its judge's): closed with it
     method = build_method(built, backend=backend_factory() if backend_factory else None, loaded=driver_models)  # the driver's: its manifest and sample checks (models load lazily)
+    if isinstance(method, ProgressShowing):
+        method.show_progress(progress)
+    prepared = None  # what the driver's check_samples kept that the answers read, shipped to each worker's method
     try:
         if isinstance(method, SampleChecking):
             method.check_samples(samples, cfg.dataset)
+        if isinstance(method, SamplesPrepared):
+            prepared = method.prepared()
         header: dict[str, Any] = {"kind": "generate", "config": recorded_config(cfg, out, resume)}
         header.update((k, v) for k, v in method.manifest().items() if k not in header)
         header["n_samples"] = len(samples)
@@ -216,7 +226,7 @@ def generate_pooled(
                     run.append(o["record"])
                 advance()
 
-        pool = _open(functools.partial(_generation_worker, built, backend_factory), workers, ray, steps=progress) if send else None
+        pool = _open(functools.partial(_generation_worker, built, backend_factory, prepared), workers, ray, steps=progress) if send else None
         try:
             with progress_bar(len(samples), "generating", enabled=progress, completed=len(samples) - len(todo)) as advance:
                 flush(advance)
