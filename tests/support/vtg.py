@@ -67,6 +67,13 @@ def answer_so_far(prompt: str) -> str:
     return m.group(1).strip() if m else prompt.rsplit("Answer:", 1)[1].strip()
 
 
+def citation_sentence(prompt: str) -> str | None:
+    """The sentence a citation prompt (``vtg-cite``) asks citations for, None for any other prompt."""
+    if "Sentence with citation:" not in prompt:
+        return None
+    return prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+
+
 def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, queries: str = "1. What is the capital of Italy?\n2. Where is Rome?", *, eager_end: bool = False, rest: bool = False) -> FakeBackend:
     """Sentences in order (the answer so far decides which is next; ``End.`` after them); citations by the
     sentence's first word: a ``title:<Title>`` value cites that document's number in the prompt, else the reply
@@ -76,8 +83,8 @@ def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, q
 
     def reply(messages: Any, params: Any) -> str:
         prompt = last_user_message(messages)
-        if "Sentence with citation:" in prompt:
-            sentence = prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+        sentence = citation_sentence(prompt)
+        if sentence is not None:
             how = cites.get(sentence.split()[0], "[1]")
             if how.startswith("title:"):
                 n = doc_number(prompt, how[len("title:") :])
@@ -120,8 +127,8 @@ def saying() -> FakeBackend:
 
     def reply(messages: Any, params: Any) -> str:
         prompt = last_user_message(messages)
-        if "Sentence with citation:" in prompt:
-            sentence = prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+        sentence = citation_sentence(prompt)
+        if sentence is not None:
             return f"{sentence} {'[1]' if 'Paris' in sentence else '[3]'}"
         so_far = answer_so_far(prompt)
         return SAID_PARIS if not so_far else SAID_ROME if "Rome" not in so_far else "End."
@@ -141,8 +148,8 @@ def remarking() -> FakeBackend:
 
     def reply(messages: Any, params: Any) -> str:
         prompt = last_user_message(messages)
-        if "Sentence with citation:" in prompt:
-            sentence = prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+        sentence = citation_sentence(prompt)
+        if sentence is not None:
             return f"{sentence} {'[3]' if 'Rome' in sentence else '[1]'}"
         so_far = answer_so_far(prompt)
         return f"{PARIS} {REMARK}" if not so_far else f"{REMARK} {ROME}" if "Rome" not in so_far else SEE
