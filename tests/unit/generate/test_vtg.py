@@ -354,3 +354,23 @@ def test_the_verifiers_judge_tokens_count_in_the_verify_component_and_the_answer
     summary = json.loads((tmp_path / "o" / "manifest.json").read_text())["summary"]
     assert summary["vtg"]["components"]["verify"] == r["vtg"]["components"]["verify"]
     assert summary["tokens"] == {"prompt": total["prompt_tokens"], "completion": total["completion_tokens"]}
+
+
+def test_a_memory_of_the_questions_triples_goes_whole_to_the_simplifier_one_judge_call_per_triple():
+    """What runs/vtg-kg-removal showed (kgsimp12): with no store, D_L is every triple the question carries (k is not
+    applied to triples); short triples keep it under memory_words, so the memory verifier judges it as one premise
+    and hands all n triples to the simplifier as the sentence's citations (the paper's rule, not the citation
+    generator's at most three), which drops them one judge call each: n calls, sequential. Batched, the same
+    removals in n - 1 calls but about n²/2 pairs judged, each a model call for an LLM judge."""
+    n = 30
+    triples = [Triple("Q1", "capital of", "France", "Paris")] + [Triple(f"Q{i}", "population", str(1000 + i), f"Town{i}") for i in range(2, n + 1)]
+    backend = scripted(["Paris, capital of France."], cites={"Paris,": "[7]"})  # a wrong citation: the memory verifies
+    for batch in (False, True):
+        r = method(backend, k=5, simplifier_batch=batch).answer(Sample("k1", "Paris?", knowledge=triples))
+        (t,) = r["vtg"]["sentences"][0]["trials"]
+        assert t["generated_citations"] == [7] and t["outcome"] == "verified-memory"
+        assert t["memory_verifier"]["mode"] == "concatenated" and t["memory_verifier"]["docs"] == n
+        assert len(t["simplifier"]["checked"]) == n and len(t["simplifier"]["removed"]) == n - 1
+        assert t["citations"] == [1] and r["output"] == "Paris, capital of France [Q1, capital of: France]."
+        assert t["simplifier"]["calls"] == (n - 1 if batch else n)
+        assert r["vtg"]["judge"]["calls"] == 2 + (n + sum(range(n - 1)) if batch else n)  # pairs judged in the answer
