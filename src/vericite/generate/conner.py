@@ -189,7 +189,7 @@ class ConnerKnowledge:
         o = self.opts
         if o.source == "retrieve" and self.retriever is None:
             raise VericiteError("method conner-knowledge: source=retrieve needs an index: --index DIR (vericite docs index)")
-        few_shot = o.source == "generate" and o.shot and o.pool is None
+        few_shot = self._draws_demonstrations()
         if few_shot and self.demo_draw == "dataset":
             self.pool = self._usable_questions(dataset)
             if len(self.pool) <= o.shot:
@@ -207,8 +207,12 @@ class ConnerKnowledge:
         """What ``check_samples`` kept that the answers read (``protocols.SamplesPrepared``), for a pool's workers: the
         few-shot pool (the dataset's or the run's questions), or ``pool``'s drawn demonstrations in their order with
         their Q_know scores (scored once, here)."""
-        few_shot = self.opts.source == "generate" and self.opts.shot and self.demo_pool is None
-        return {"pool": self.pool if few_shot else [], "demo_pool": self.demo_pool, "demo_scores": self.demo_scores}
+        return {"pool": self.pool if self._draws_demonstrations() else [], "demo_pool": self.demo_pool, "demo_scores": self.demo_scores}
+
+    def _draws_demonstrations(self) -> bool:
+        """Few-shot without ``pool``: each item's demonstrations drawn from ``self.pool`` (``demo_draw``)."""
+        o = self.opts
+        return bool(o.source == "generate" and o.shot and o.pool is None)
 
     def use_prepared(self, state: Mapping[str, Any]) -> None:
         self.pool, self.demo_pool, self.demo_scores = list(state["pool"]), state["demo_pool"], list(state["demo_scores"])
