@@ -121,19 +121,27 @@ SAID_PARIS = "Based on the provided search results, Paris is the capital of Fran
 SAID_ROME = "According to the search results [3], the capital of Italy is Rome."
 
 
-def saying() -> FakeBackend:
-    """A model that opens each sentence with a preamble (:data:`SAID_PARIS`, then :data:`SAID_ROME`, then ``End.``);
-    cites the first document for Paris, the third (Rome, with the question's four :data:`DOCS`) for the rest."""
+def two_capitals(name: str, first: str, second: str, last: str, cite_rome: bool = True) -> FakeBackend:
+    """A model that writes ``first`` with no answer so far, ``second`` until Rome is in the answer, then ``last``;
+    cites the third document (Rome, with the question's four :data:`DOCS`) for a sentence naming Rome (or, with
+    ``cite_rome=False``, for every sentence not naming Paris), else the first."""
 
     def reply(messages: Any, params: Any) -> str:
         prompt = last_user_message(messages)
         sentence = citation_sentence(prompt)
         if sentence is not None:
-            return f"{sentence} {'[1]' if 'Paris' in sentence else '[3]'}"
+            third = "Rome" in sentence if cite_rome else "Paris" not in sentence
+            return f"{sentence} {'[3]' if third else '[1]'}"
         so_far = answer_so_far(prompt)
-        return SAID_PARIS if not so_far else SAID_ROME if "Rome" not in so_far else "End."
+        return first if not so_far else second if "Rome" not in so_far else last
 
-    return FakeBackend("vtg-saying", replies=reply)
+    return FakeBackend(name, replies=reply)
+
+
+def saying() -> FakeBackend:
+    """A model that opens each sentence with a preamble (:data:`SAID_PARIS`, then :data:`SAID_ROME`, then ``End.``);
+    cites the first document for Paris, the third (Rome, with the question's four :data:`DOCS`) for the rest."""
+    return two_capitals("vtg-saying", SAID_PARIS, SAID_ROME, "End.", cite_rome=False)
 
 
 #: remarks on the sources the embedded Qwen wrote (runs/vtg-trials-rr/level-0 and level-2), and the brief's third
@@ -145,16 +153,7 @@ SEE = "For more information, see Document [2]."
 def remarking() -> FakeBackend:
     """Paris (then :data:`REMARK` in the same completion, never read), then :data:`REMARK` followed by Rome, then only
     :data:`SEE`; cites the first document for Paris and the remark, the third (Rome) for Rome."""
-
-    def reply(messages: Any, params: Any) -> str:
-        prompt = last_user_message(messages)
-        sentence = citation_sentence(prompt)
-        if sentence is not None:
-            return f"{sentence} {'[3]' if 'Rome' in sentence else '[1]'}"
-        so_far = answer_so_far(prompt)
-        return f"{PARIS} {REMARK}" if not so_far else f"{REMARK} {ROME}" if "Rome" not in so_far else SEE
-
-    return FakeBackend("vtg-remarking", replies=reply)
+    return two_capitals("vtg-remarking", f"{PARIS} {REMARK}", f"{REMARK} {ROME}", SEE)
 
 
 @pytest.fixture
