@@ -98,8 +98,9 @@ class RunDir:
                 old = json.loads(existing.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError):
                 raise DataError(f"cannot resume: {existing} is missing or unreadable") from None
-            cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults, old.get("files"), manifest.get("files"))
-            cls._check_same_method(dict(upgrade(old)) if upgrade is not None else old, manifest, path)
+            upgraded = dict(upgrade(old)) if upgrade is not None else old
+            cls._check_compatible(old.get("config", {}), manifest.get("config", {}), path, defaults, old.get("files"), manifest.get("files"), ran=(old, upgraded))
+            cls._check_same_method(upgraded, manifest, path)
             if check is not None:
                 check(cls(path, old))
             manifest["started"] = old.get("started", manifest.get("started"))
@@ -128,9 +129,12 @@ class RunDir:
     @classmethod
     def _check_compatible(
         cls, old: Mapping[str, Any], new: Mapping[str, Any], path: Path, defaults: Mapping[str, Any] | None = None, old_files: Any = None, new_files: Any = None,
+        ran: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
     ) -> None:
         """The configs must be the same but for :attr:`RESUMABLE_CHANGES`; a path both ``files`` record is compared
-        by what they record of it (module docstring), not as given."""
+        by what they record of it (module docstring), not as given. ``ran``: the folder's manifest as written and as
+        the method upgrades it, which say in the refusal what an option its config does not hold ran with
+        (:func:`_shown`)."""
         defaults = defaults or {}
         same_files = set()
         if isinstance(old_files, Mapping) and isinstance(new_files, Mapping):
@@ -141,7 +145,8 @@ class RunDir:
         added = {k for k in keys if k not in old and k in new and k in defaults and new[k] == defaults[k]}  # an option newer than the folder, at its default
         diff = sorted(k for k in keys - added if old.get(k) != new.get(k))
         if diff:
-            shown = ", ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in diff[:4])
+            written, upgraded = ran or ({}, {})
+            shown = ", ".join(f"{k}: {_shown(old, k, defaults, written, upgraded)} -> {_shown(new, k)}" for k in diff[:4])
             raise VericiteError(f"cannot resume {path}: the configuration differs ({shown}); use another --out")
 
     @classmethod
@@ -224,6 +229,21 @@ def _differing(a: Any, b: Any, name: str) -> list[tuple[str, Any, Any]]:
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differing(x, y, f"{name}.{i}")]
     return [] if a == b else [(name, a, b)]
+
+
+def _shown(config: Mapping[str, Any], key: str, options: Mapping[str, Any] | None = None, written: Mapping[str, Any] | None = None, upgraded: Mapping[str, Any] | None = None) -> str:
+    """``key`` of ``config`` as a resume refusal shows it: its value, else in words, not as None: an option the config
+    does not hold (recorded only when given, or newer than the folder) was ``not given``; for a folder's config,
+    with what the folder ran with when its manifest says (``written``), or when the method's upgrade of a manifest
+    written before the option does (``upgraded``, ``protocols.ManifestUpgrading``)."""
+    if key in config:
+        return _short(config[key])
+    ran = lambda m: m is not None and key in (options or {}) and key in m and not isinstance(m[key], (Mapping, list))  # noqa: E731
+    if ran(written):
+        return f"not given (the folder ran with {_short(written[key])})"  # type: ignore[index]
+    if ran(upgraded):
+        return f"not recorded (written before the option: the folder ran with {_short(upgraded[key])})"  # type: ignore[index]
+    return "not given"
 
 
 def _short(value: Any, width: int = 80) -> str:

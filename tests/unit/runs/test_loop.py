@@ -98,7 +98,7 @@ def test_failed_samples_are_the_loops_and_resume_retries_them(tmp_path, many_cal
     m = generate_run(cfg, tmp_path / "r", samples=samples, backend=FakeBackend(), progress=False)
     assert m["status"] == "incomplete" and m["summary"]["unanswered"] == 1 and m["summary"]["failed_calls"] == 1
     assert [json.loads(x)["id"] for x in (tmp_path / "r" / "errors.jsonl").read_text().splitlines()] == ["s2"]
-    with pytest.raises(VericiteError, match=r"cannot resume .*\(fail_on: 'Bo' -> None\)"):  # the method's options are the config's
+    with pytest.raises(VericiteError, match=r"cannot resume .*\(fail_on: 'Bo' -> not given\)"):  # the method's options are the config's
         generate_run(GenerateConfig(dataset="x", model="fake", method="many-calls"), tmp_path / "r", samples=samples, backend=FakeBackend(), resume=True, progress=False)
     with pytest.raises(IncompleteRun):
         generate_run(cfg.model_copy(update={"max_failures": "0"}), tmp_path / "r", samples=samples, backend=FakeBackend(), resume=True, progress=False)

@@ -95,3 +95,14 @@ def test_a_config_key_the_folder_lacks_is_no_difference_at_its_default(tmp_path)
     with pytest.raises(VericiteError, match="batch"):  # without its default, a new key differs
         RunDir.open(tmp_path / "r", {"config": {"model": "a", "batch": False}}, resume=True)
     RunDir.open(tmp_path / "r", {"config": {"model": "a", "batch": False}}, resume=True, defaults={"batch": False}).close()
+
+
+def test_a_refusal_says_not_given_for_an_option_a_config_does_not_hold(tmp_path):
+    # an option recorded only when given: not given, not None (with what the folder ran, from its manifest)
+    RunDir.open(tmp_path / "r", {"config": {"model": "a"}, "draw": "all"})
+    defaults = {"model": None, "draw": None}
+    with pytest.raises(VericiteError, match=r"\(draw: not given \(the folder ran with 'all'\) -> 'some'\)"):
+        RunDir.open(tmp_path / "r", {"config": {"model": "a", "draw": "some"}, "draw": "some"}, resume=True, defaults=defaults)
+    RunDir.open(tmp_path / "s", {"config": {"model": "a", "draw": "some"}})
+    with pytest.raises(VericiteError, match=r"\(draw: 'some' -> not given\)"):
+        RunDir.open(tmp_path / "s", {"config": {"model": "a"}}, resume=True, defaults=defaults)
