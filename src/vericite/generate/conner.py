@@ -5,8 +5,8 @@
 - ``generate`` (default): the model writes it. Zero-shot (``shot=0``) with CONNER's best prompt of Table 11,
   ``Topic: {topic}\\nGenerate a Wikipedia to answer the given question.\\nQuestion: {query}\\nWikipedia:``;
   few-shot (``shot=n``) with n demonstrations in the template of Table 12 (the same words, each followed by its
-  reference knowledge), drawn by the run's seed for each item from the *other* questions of the whole dataset that
-  have reference knowledge (never the item itself; the same whatever ``--limit``: ``demo_draw=dataset``, the
+  reference knowledge), drawn by the run's seed for each item from the *other* questions of the whole dataset (read as
+  the run reads it: its phrasing, its ``data_path``) that have reference knowledge (never the item itself; the same whatever ``--limit``: ``demo_draw=dataset``, the
   default), or with ``demo_draw=run`` from the other questions of the run (the rule before the option, which a
   folder written then keeps on ``--resume``), each cut to its first ``demo_words`` words (default 200: some of
   nq-500's gold passages are whole articles of up to 26k words, and four of them would not fit the model's
@@ -149,6 +149,7 @@ class ConnerKnowledge:
         self.demo_scores: list[dict[str, Any]] = []
         self.progress = False  # the pool's scoring shows progress (show_progress: the run's setting)
         self.dialogue_queries = False  # some sample's query is a WoW dialogue history (check_samples)
+        self.load_dataset: Any = None  # the run's whole dataset as it reads it (read_dataset_with), else the name's defaults
 
     def show_progress(self, enabled: bool) -> None:
         self.progress = enabled
@@ -217,14 +218,18 @@ class ConnerKnowledge:
     def use_prepared(self, state: Mapping[str, Any]) -> None:
         self.pool, self.demo_pool, self.demo_scores = list(state["pool"]), state["demo_pool"], list(state["demo_scores"])
 
+    def read_dataset_with(self, load: Any) -> None:
+        """``load()``: the run's whole dataset as the run reads it (its phrasing, its ``data_path``; ``protocols.DatasetReading``)."""
+        self.load_dataset = load
+
     def _usable_questions(self, dataset: str) -> list[Sample]:
-        """The questions of the whole dataset ``dataset`` (a registered name or a file; the same whatever ``--limit``)
-        that have reference knowledge, in its order: what demonstrations are drawn from (``demo_draw=dataset``, and
-        ``pool``'s draw)."""
+        """The questions of the whole dataset ``dataset`` (the same whatever ``--limit``) that have reference knowledge,
+        in its order: what demonstrations are drawn from (``demo_draw=dataset``, and ``pool``'s draw). Loaded as the
+        run reads it (``read_dataset_with``), else the registered name or file with its defaults."""
         from ..datasets import load_samples
 
-        try:
-            everything = load_samples(dataset, dropped=[])  # a repeated id once, as the run's questions (warned there)
+        try:  # a repeated id once, as the run's questions (warned there)
+            everything = self.load_dataset() if self.load_dataset is not None else load_samples(dataset, dropped=[])
         except VericiteError as e:
             raise VericiteError(f"method conner-knowledge: few-shot demonstrations are drawn from the whole dataset {dataset}, which cannot be loaded ({e})" + ("; demo_draw=run draws them from the run's questions" if self.opts.pool is None else "")) from None
         return [s for s in everything if self._reference(s)]

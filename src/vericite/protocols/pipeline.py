@@ -4,7 +4,7 @@ tasks, with their capabilities."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
     from ..types import AttributedAnswer, Sample
@@ -18,6 +18,7 @@ __all__ = [
     "MethodOptions",
     "SampleChecking",
     "SamplesPrepared",
+    "DatasetReading",
     "ManifestUpgrading",
     "Summarising",
     "StepShowing",
@@ -143,6 +144,17 @@ class SampleChecking(Protocol):
     graph, on questions that carry no knowledge). ``dataset`` names them in the message."""
 
     def check_samples(self, samples: Sequence[Sample], dataset: str) -> None: ...
+
+
+@runtime_checkable
+class DatasetReading(Protocol):
+    """Capability of a SampleChecking Method that reads the run's whole dataset, beyond the questions it answers
+    (conner-knowledge's few-shot demonstrations: ``demo_draw=dataset``, ``pool``). Before ``check_samples`` the run
+    gives it ``read_dataset_with(load)``: ``load()`` returns the dataset as the run reads its questions (the same
+    loader, ``phrasing`` and ``data_path``, each id once, before ``--limit``), so a custom data file or the other
+    phrasing is what it reads, not the named dataset's defaults."""
+
+    def read_dataset_with(self, load: Callable[[], Sequence[Sample]]) -> None: ...
 
 
 @runtime_checkable

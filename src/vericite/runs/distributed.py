@@ -156,8 +156,8 @@ def generate_pooled(
     :func:`~vericite.runs.loop.generate_run`."""
     from ..models import Closing
     from ..progress import progress_bar
-    from ..protocols import Closeable, ManifestUpgrading, ProgressShowing, SampleChecking, SamplesPrepared
-    from .loop import build_method, check_failures, check_same_questions, close_after_run, in_a_row, questions_of, recorded_config, resumed_config, summarise
+    from ..protocols import Closeable, ManifestUpgrading, ProgressShowing, SamplesPrepared
+    from .loop import build_method, check_failures, check_samples, check_same_questions, close_after_run, in_a_row, questions_of, recorded_config, resumed_config, summarise
     from .rundir import RunDir
 
     samples = questions_of(cfg, out, samples)
@@ -174,8 +174,7 @@ def generate_pooled(
         method.show_progress(progress)
     prepared = None  # what the driver's check_samples kept that the answers read, shipped to each worker's method
     try:
-        if isinstance(method, SampleChecking):
-            method.check_samples(samples, cfg.dataset)
+        check_samples(method, samples, cfg)
         if isinstance(method, SamplesPrepared):
             prepared = method.prepared()
         header: dict[str, Any] = {"kind": "generate", "config": recorded_config(cfg, out, resume)}

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import BackendError, DataError, VericiteError
 from ..models.usage import UsageMeter, metered
-from ..protocols import Demonstrating, ManifestUpgrading, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
+from ..protocols import DatasetReading, Demonstrating, ManifestUpgrading, Method, ProgressShowing, SampleChecking, StepShowing, Summarising
 from ..totals import token_totals
 from ..types import Sample
 
@@ -333,6 +333,17 @@ def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
     return samples, dropped
 
 
+def check_samples(method: Any, samples: Sequence[Sample], cfg: Any) -> None:
+    """The method's checks of the run's questions (``SampleChecking``), a method that reads the whole dataset
+    (``DatasetReading``) reading it as the run does: ``cfg``'s dataset, phrasing and ``data_path``, each id once."""
+    if isinstance(method, DatasetReading):
+        from ..datasets import load_samples
+
+        method.read_dataset_with(lambda: load_samples(cfg.dataset, cfg.phrasing, cfg.data_path, dropped=[]))
+    if isinstance(method, SampleChecking):
+        method.check_samples(samples, cfg.dataset)
+
+
 def questions_of(cfg: Any, out: str | Path, samples: list[Sample] | None = None) -> list[Sample]:
     """What a generation run answers: ``samples``, else ``cfg``'s dataset (:func:`load_questions`: each id once),
     cut to ``cfg.limit``; ``--out`` is checked first (before a model is loaded), and a dataset with no question is
@@ -375,8 +386,7 @@ def generate_run(
     if isinstance(method, ProgressShowing):
         method.show_progress(progress)
     try:
-        if isinstance(method, SampleChecking):
-            method.check_samples(samples, cfg.dataset)
+        check_samples(method, samples, cfg)
         return run_method(
             method, samples, out, config=config, meter=meter, resume=resume, progress=progress, on_record=on_record,
             max_failures=cfg.max_failures, max_consecutive_failures=max_consecutive_failures, defaults=cfg.record_defaults(),

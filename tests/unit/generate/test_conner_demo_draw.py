@@ -99,8 +99,23 @@ def test_a_folder_written_before_demo_draw_resumes_with_the_runs_questions(tmp_p
         others = [s for s in SAMPLES[:8] if s.id != f"s{i}"]
         assert demos[f"s{i}"] == [d.id for d in random.Random(f"7:s{i}").sample(others, 3)]
     assert run(data, tmp_path / "old", 8, resume=True, demo_draw="run")[1]["status"] == "complete"  # given as it ran: the same run
-    with pytest.raises(VericiteError, match="demo_draw"):
+    with pytest.raises(VericiteError, match=r"\(demo_draw: not given \(the folder ran with 'run'\) -> 'dataset'\)"):  # as resumed, recorded
         run(data, tmp_path / "old", 8, resume=True, demo_draw="dataset")
+
+
+def test_a_resume_refusal_says_what_the_folder_ran_with_not_none(tmp_path, data):
+    run(data, tmp_path / "new", 4)  # demo_draw not given: dataset, as its manifest records
+    with pytest.raises(VericiteError, match=r"\(demo_draw: not given \(the folder ran with 'dataset'\) -> 'run'\)") as e:
+        run(data, tmp_path / "new", 8, resume=True, demo_draw="run")
+    assert "None" not in str(e.value)
+    _, first = run(data, tmp_path / "old", 4)
+    del first["demo_draw"]  # as written before the option
+    (tmp_path / "old" / "manifest.json").write_text(json.dumps(first), encoding="utf-8")
+    with pytest.raises(VericiteError, match=r"\(demo_draw: not recorded \(written before the option: the folder ran with 'run'\) -> 'dataset'\)"):
+        run(data, tmp_path / "old", 8, resume=True, demo_draw="dataset")
+    run(data, tmp_path / "given", 4, demo_draw="run")
+    with pytest.raises(VericiteError, match=r"\(demo_draw: 'run' -> not given\)"):
+        run(data, tmp_path / "given", 8, resume=True)
 
 
 def test_resumed_options_and_upgrade_manifest():
@@ -114,3 +129,47 @@ def test_resumed_options_and_upgrade_manifest():
     assert m.upgrade_manifest({**before, "demo_draw": "dataset"})["demo_draw"] == "dataset"
     assert "demo_draw" not in m.upgrade_manifest({**before, "config": {"shot": 4, "pool": 30}})  # a pool draws its own way
     assert "demo_draw" not in m.upgrade_manifest({**before, "shot": 0})
+
+
+class Registered:
+    """A registered dataset whose default questions (``r*``) are not those of a ``data_path`` file."""
+
+    name = "demo-source"
+
+    def load(self, *, phrasing="specific", path=None, **_):
+        from vericite.datasets import read_samples_jsonl
+
+        if path is not None:
+            return list(read_samples_jsonl(path, phrasing))
+        return [Sample(id=f"r{i}", question=f"registered {i}?", meta={"reference_knowledge": f"registered knowledge {i}."}) for i in range(12)]
+
+
+@pytest.fixture
+def registered():
+    registry.datasets.register("demo-source", lambda arg, *, ctx, **o: Registered(), replace=True)
+    yield "demo-source"
+    registry.datasets.unregister("demo-source")
+
+
+@pytest.mark.parametrize("pooled", [False, True], ids=["local", "pooled"])
+@pytest.mark.parametrize("args", [{}, {"pool": 5}], ids=["demo_draw", "pool"])
+def test_demonstrations_come_from_the_data_the_run_reads(tmp_path, data, registered, pooled, args):
+    # a custom data file (--data-path) and the other phrasing: the demonstrations are its questions, so phrased
+    from vericite.runs.distributed import generate_pooled
+
+    general = tmp_path / "general.jsonl"
+    general.write_text("".join(json.dumps({**s.to_dict(), "question_general": f"general {s.id}?"}) + "\n" for s in SAMPLES), encoding="utf-8")
+    prompts: list[str] = []
+    backend = lambda: FakeBackend(replies=lambda messages, params: prompts.append(messages[-1]["content"]) or "K.")  # noqa: E731
+    for spec, path in ((registered, data), (str(general), None)):
+        prompts.clear()
+        cfg = GenerateConfig(dataset=spec, data_path=path, phrasing="general", model="fake", method="conner-knowledge", shot=2, seed=7, limit=3, cache=False, **args)
+        out = tmp_path / f"{spec.replace('/', '_')}-{pooled}"
+        if pooled:
+            generate_pooled(cfg, out, ray=None, workers=2, batch_size=1, backend_factory=backend, progress=False)
+        else:
+            generate_run(cfg, out, backend=backend(), progress=False)
+        demos = [d for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines()) for d in r["demonstrations"]]
+        assert len(demos) == 6 and all(d.startswith("s") for d in demos)  # the file's questions, not the registry's r*
+        if path is None:  # the general phrasing of every question, the demonstrations' too
+            assert all(p.count("Question: general s") == 3 for p in prompts) and len(prompts) == 3
