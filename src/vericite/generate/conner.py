@@ -141,7 +141,9 @@ class ConnerKnowledge:
     id = VERSION
 
     def __init__(self, backend: Any, opts: ConnerKnowledgeOptions, *, seed: int = 0, retriever: Any = None, q_know: Any = None) -> None:
-        self.backend, self.opts, self.seed, self.retriever, self.q_know = backend, opts, seed, retriever, q_know
+        """``q_know``: a Q_know scorer, or a zero-argument callable that builds one when first needed
+        (``from_spec``: a pool's worker given a scored demonstration pool never builds one)."""
+        self.backend, self.opts, self.seed, self.retriever, self._q_know = backend, opts, seed, retriever, q_know
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.pool: list[Sample] = []
         self._passages: dict[str, str] | None = None
@@ -150,6 +152,12 @@ class ConnerKnowledge:
         self.progress = False  # the pool's scoring shows progress (show_progress: the run's setting)
         self.dialogue_queries = False  # some sample's query is a WoW dialogue history (check_samples)
         self.load_dataset: Any = None  # the run's whole dataset as it reads it (read_dataset_with), else the name's defaults
+
+    @property
+    def q_know(self) -> Any:
+        if callable(self._q_know) and not hasattr(self._q_know, "score"):  # built on first use, once
+            self._q_know = self._q_know()
+        return self._q_know
 
     def show_progress(self, enabled: bool) -> None:
         self.progress = enabled
@@ -384,7 +392,8 @@ class ConnerKnowledge:
 
 def from_spec(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, retriever: Any = None, q_know: Any = None, **method_args: Any) -> ConnerKnowledge:
     """Registry factory: ``conner-knowledge:<model>`` (default qwen2.5-coder-1.5b), or ``backend=`` a ready one;
-    ``q_know=`` a ready Q_know scorer (``conner_select.QKnowScorer``) for ``select``."""
+    ``q_know=`` a ready Q_know scorer (``conner_select.QKnowScorer``) for ``select``, else one is built when first used
+    (``conner_select.q_know_scorer``)."""
     from ..models import model_loader
     from ..registry import create
 
@@ -400,42 +409,11 @@ def from_spec(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, retriev
     if opts.select != "none":
         if q_know is None and opts.index is None:
             raise VericiteError(f"method conner-knowledge: select={opts.select} ranks by Q_know, whose factuality needs evidence: index=DIR (vericite docs index)")
-        if q_know is None:
-            q_know = _q_know_scorer(opts, ctx, model, backend, seed)
+        if q_know is None:  # built when first used (not by a pool's worker that takes a scored pool)
+            from .conner_select import q_know_scorer
+
+            q_know = lambda: q_know_scorer(opts, ctx, model, backend, seed)  # noqa: E731
     return ConnerKnowledge(backend, opts, seed=seed, retriever=retriever, q_know=q_know if opts.select != "none" else None)
-
-
-def _q_know_scorer(opts: ConnerKnowledgeOptions, ctx: Any, model: str, backend: Any, seed: int) -> Any:
-    """Q_know's measures (``conner`` metric, four measures) with the selection's judge, LM, scorer and evidence;
-    a model named twice (the method's, the judge's, the LM) is loaded once."""
-    import dataclasses
-
-    from ..metrics.conner_specs import Q_KNOW as MEASURES
-    from ..models import model_loader
-    from ..registry import create
-    from .conner_select import QKnowScorer
-
-    load = model_loader(ctx)
-    loaded: dict[str, Any] = {model: backend} if backend is not None else {}
-
-    def once(name: str) -> Any:
-        if name not in loaded:
-            loaded[name] = load(name)
-        return loaded[name]
-
-    ctx = dataclasses.replace(ctx, load_model=once)
-    judge = create("judges", opts.select_judge or f"llm3:{model}", ctx)
-    if not set(getattr(judge, "labels", ())) >= {"supports", "refutes", "not_enough_info"}:
-        raise VericiteError(f"method conner-knowledge: select_judge must be a three-way judge (llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way), not {opts.select_judge}")
-    lm = once(opts.select_lm or model)
-    scorer = create("scorers", opts.select_relevance_model, ctx)
-    coherence = create("scorers", opts.select_coherence_model, ctx) if opts.select_coherence_model else None
-    retriever = create("retrievers", f"bm25:{opts.index}", ctx, k=opts.select_evidence_k)
-    metric = create(
-        "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, coherence=coherence, retriever=retriever, evidence_index=opts.index,
-        evidence_k=opts.select_evidence_k, metrics=MEASURES, gamma=opts.gamma, seed=seed, resamples=0,
-    )  # fmt: skip
-    return QKnowScorer(metric, opts.gamma)
 
 
 from_spec.options_model = ConnerKnowledgeOptions  # type: ignore[attr-defined]

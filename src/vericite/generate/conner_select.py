@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..errors import VericiteError
 from ..metrics.conner_specs import Q_KNOW, q_know
 from ..types import AttributedAnswer, Sample
 
@@ -80,3 +81,35 @@ def best(entries: Sequence[dict[str, Any]]) -> int:
 def ranked(entries: Sequence[dict[str, Any]]) -> list[int]:
     """The indices of ``entries`` from best to worst (ties in their order)."""
     return sorted(range(len(entries)), key=lambda j: (rank_key(entries[j]), -j), reverse=True)
+
+
+def q_know_scorer(opts: Any, ctx: Any, model: str, backend: Any, seed: int) -> Any:
+    """The Q_know scorer of ``conner-knowledge``'s options ``opts``: Q_know's measures (``conner`` metric, four
+    measures) with the selection's judge, LM, scorer and evidence; a model named twice (the method's, the judge's,
+    the LM) is loaded once."""
+    import dataclasses
+
+    from ..models import model_loader
+    from ..registry import create
+
+    load = model_loader(ctx)
+    loaded: dict[str, Any] = {model: backend} if backend is not None else {}
+
+    def once(name: str) -> Any:
+        if name not in loaded:
+            loaded[name] = load(name)
+        return loaded[name]
+
+    ctx = dataclasses.replace(ctx, load_model=once)
+    judge = create("judges", opts.select_judge or f"llm3:{model}", ctx)
+    if not set(getattr(judge, "labels", ())) >= {"supports", "refutes", "not_enough_info"}:
+        raise VericiteError(f"method conner-knowledge: select_judge must be a three-way judge (llm3:<model>, llm3c:<model>, llm3f:<fit file>, nli3:<model>, fake-3way), not {opts.select_judge}")
+    lm = once(opts.select_lm or model)
+    scorer = create("scorers", opts.select_relevance_model, ctx)
+    coherence = create("scorers", opts.select_coherence_model, ctx) if opts.select_coherence_model else None
+    retriever = create("retrievers", f"bm25:{opts.index}", ctx, k=opts.select_evidence_k)
+    metric = create(
+        "metrics", "conner", ctx, judge=judge, lm=lm, scorer=scorer, coherence=coherence, retriever=retriever, evidence_index=opts.index,
+        evidence_k=opts.select_evidence_k, metrics=Q_KNOW, gamma=opts.gamma, seed=seed, resamples=0,
+    )  # fmt: skip
+    return QKnowScorer(metric, opts.gamma)

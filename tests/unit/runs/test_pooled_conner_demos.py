@@ -80,3 +80,30 @@ def test_the_drivers_copy_gets_the_runs_progress_setting(tmp_path, monkeypatch):
         monkeypatch.setattr(loop, "build_method", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
         generate_pooled(cfg, tmp_path / f"r{progress}", ray=None, workers=1, samples=SAMPLES[:3], backend_factory=lambda: FakeBackend(default="K."), progress=progress)
         assert built[0].progress is progress  # the driver's copy, built first
+
+
+def test_a_worker_given_a_scored_pool_builds_no_q_know_scorer(tmp_path, monkeypatch):
+    # select=demonstrations: the driver builds Q_know's scorer and scores the pool; each worker takes the scores
+    # (SamplesPrepared) and never builds one (its judge, LM, scorers and evidence index): built when first used
+    import vericite.generate.conner_select as conner_select
+
+    built = []
+
+    class Scorer:
+        gamma = (0.25,) * 4
+        metric = type("Metric", (), {"settings": lambda self: {"judge": "fake"}})()
+
+        def score(self, samples, texts, **_):
+            return [{"q_know": int(s.id[1:]) / 10, "q_know_partial": int(s.id[1:]) / 10} for s in samples]
+
+    monkeypatch.setattr(conner_select, "q_know_scorer", lambda *a, **k: built.append(a) or Scorer())
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in SAMPLES), encoding="utf-8")
+    args = {"shot": 2, "pool": 6, "select": "demonstrations", "index": "unused"}
+    cfg = GenerateConfig(dataset=str(data), model="fake", method="conner-knowledge", seed=3, limit=4, cache=False, method_args=args)
+    generate_pooled(cfg, tmp_path / "pooled", ray=None, workers=2, batch_size=1, backend_factory=lambda: FakeBackend(default="K."), progress=False)
+    assert len(built) == 1  # the driver's, which scored the pool; not one per worker
+    manifest = json.loads((tmp_path / "pooled" / "manifest.json").read_text())
+    scores = [p["q_know"] for p in manifest["selection"]["pool"]]
+    assert len(scores) == 6 and scores == sorted(scores, reverse=True)  # ranked by the driver's scorer
+    assert len(records(tmp_path / "pooled")) == 4
