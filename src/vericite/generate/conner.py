@@ -6,11 +6,11 @@
   ``Topic: {topic}\\nGenerate a Wikipedia to answer the given question.\\nQuestion: {query}\\nWikipedia:``;
   few-shot (``shot=n``) with n demonstrations in the template of Table 12 (the same words, each followed by its
   reference knowledge), drawn by the run's seed for each item from the *other* questions of the whole dataset (read as
-  the run reads it: its phrasing, its ``data_path``) that have reference knowledge (never the item itself; the same whatever ``--limit``: ``demo_draw=dataset``, the
-  default), or with ``demo_draw=run`` from the other questions of the run (the rule before the option, which a
-  folder written then keeps on ``--resume``), each cut to its first ``demo_words`` words (default 200: some of
-  nq-500's gold passages are whole articles of up to 26k words, and four of them would not fit the model's
-  context).
+  the run reads it: its phrasing, its ``data_path``) that have reference knowledge (never the item itself; the same
+  whatever ``--limit``: ``demo_draw=dataset``, the default), or with ``demo_draw=run`` from the other questions of
+  the run (the rule before the option, which a folder written then keeps on ``--resume``), each cut to its first
+  ``demo_words`` words (default 200: some of nq-500's gold passages are whole articles of up to 26k words, and four
+  of them would not fit the model's context).
 - ``retrieve``: the top passage BM25 finds in ``index`` for the query (CONNER's retrieved knowledge);
 - ``reference``: the dataset's own (NQ: the gold passage; WoW: the gold knowledge sentence).
 
