@@ -171,7 +171,7 @@ PREAMBLES_COLUMN, REMARKS_COLUMN, ENDS_COLUMN = "preambles cut", "source remarks
 
 def _newer_columns(summaries: Sequence[Mapping[str, Any]]) -> list[str]:
     """The newer options' columns the rows call for: the draws again by why when a row was written with
-    ``short_retries`` (or the remarks' draws again), the preambles cut with ``strip_preamble``, the remarks dropped
+    ``short_retries`` (or the remarks' draws again), the preambles cut with ``strip_preamble`` (or ``strip_source_leads``), the remarks dropped
     with ``drop_source_remarks``, and then the answers' ends; none for rows written before these options."""
     columns = [
         *([DRAWN_AGAIN_COLUMN] if any(set(s["drawn_again"]) - {DRAWN_AGAIN[0]} for s in summaries) else []),
@@ -210,9 +210,9 @@ def _cells(s: Mapping[str, Any], newer: Sequence[str] = ()) -> list[str]:
 
 #: what the newer columns count, said under the table when it has them (the page's note, the Markdown's last line)
 NEWER_NOTE = (
-    "Answers written with short_retries, strip_preamble or drop_source_remarks have columns of their own: the "
+    "Answers written with short_retries, strip_preamble (or strip_source_leads) or drop_source_remarks have columns of their own: the "
     "completions drawn again short of min_sentences, by why (a repeat, a prompt echo, End. before it was offered, "
-    "an empty completion, only remarks on the sources), the sentences whose leading preamble was cut, the "
+    "an empty completion, only remarks on the sources), the sentences whose leading preamble (or source lead) was cut, the "
     "sentences dropped as only remarks on the sources, and why the answers ended. None of these is counted in "
     '"fails most": a remark on the sources is skipped or drawn again as a repeat is, and a preamble cut is not the '
     "sentence's claim; an answer they left short of min_sentences (one ended by source-remark too) is the sentence "
