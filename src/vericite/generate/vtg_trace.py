@@ -2,8 +2,8 @@
 both verifiers' verdicts with probabilities, the simplifier's removals, the queries and the documents they
 brought, the memory's sizes, and the tokens of each step; per answer, the totals by component and the counts of
 what went wrong (bounded, never silent): judgements that could not be read, citations out of range, queries that
-could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached, judge calls
-that failed, an answer left empty, the answer ended on repeats, (with the near-repeat rule) near repeats
+could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached
+(``sentence_cap``: a limit, not a failure, which the report counts apart), judge calls that failed, an answer left empty, the answer ended on repeats, (with the near-repeat rule) near repeats
 skipped (:data:`NEAR_REPEATS`, each one's text in its trial's ``near_repeats``) and (with ``repeat_retries`` above
 0) completions of repeats drawn again and answers ended short of ``min_sentences`` (:data:`SHORT_ANSWERS`), and
 (with ``short_retries`` above 0) the other early endings drawn again, by reason (:data:`SHORT_RETRY_COUNTS`), and
