@@ -3,7 +3,7 @@ none, in its config or its method's part) goes on with the exact rule it began w
 run made with the exact rule throughout, the local loop's and a pool's alike, ``vericite run``'s levels too; a new
 folder goes on with the threshold it recorded; giving another threshold to either is refused in one line. The same
 for ``repeat_retries`` and ``short_retries`` (0 for a folder written before them), with ``min_sentences=3``, and
-``strip_preamble``, ``drop_source_remarks`` and ``tidy_citations`` (false)."""
+``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` (false)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from vericite import registry
 from vericite.cli.main import cli
 
 from tests.support.ray_runs import without_timings
-from tests.support.vtg import DOCS, REMARK_MANGLED, remarking, restating, saying, scripted, vtg_experiment_config
+from tests.support.vtg import DOCS, REMARK_MANGLED, leading, remarking, restating, saying, scripted, vtg_experiment_config
 
 PARIS, PARIS_AGAIN, ROME = "Paris is the capital of France.", "The capital of France is Paris.", "Rome is the capital of Italy."
 ITEMS = [
@@ -27,7 +27,7 @@ ITEMS = [
 
 #: what a vericite before the options did: exact repeats only, no retry
 OLD_RULES = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "repeat_retries=0", "--method-arg", "short_retries=0", "--method-arg", "strip_preamble=false",
-             "--method-arg", "drop_source_remarks=false", "--method-arg", "tidy_citations=false")  # fmt: skip
+             "--method-arg", "strip_source_leads=false", "--method-arg", "drop_source_remarks=false", "--method-arg", "tidy_citations=false")  # fmt: skip
 
 
 def repeating():
@@ -52,9 +52,9 @@ def generate(tmp_path, out, *extra, code=0, model="vtg-repeats"):
     return r
 
 
-def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "drop_source_remarks", "tidy_citations")):
+def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations")):
     """The folder as a vericite before ``repeat_overlap`` (and ``repeat_retries``, ``short_retries``,
-    ``strip_preamble``, ``drop_source_remarks``, ``tidy_citations``) wrote it: its manifest without the keys."""
+    ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks``, ``tidy_citations``) wrote it: its manifest without the keys."""
     path = folder / "manifest.json"
     m = json.loads(path.read_text())
     for key in keys:
@@ -100,7 +100,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
     data = tmp_path / "eli5_eval.json"
     data.write_text(json.dumps(ITEMS), encoding="utf-8")
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
-    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "drop_source_remarks": False, "tidy_citations": False})
+    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False})
     generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     generate_pooled(exact.model_copy(update={"limit": 1}), tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     as_before_the_option(tmp_path / "old")
@@ -113,7 +113,7 @@ def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, mod
     levels = "levels: [0, 3]\n"
     exact = vtg_experiment_config(tmp_path, ITEMS, "vtg-repeats", "vtg-ablation", levels)
     text = exact.read_text().replace("trials: 1, verifier_judge: fake}", "trials: 0, verifier_judge: fake, k: 4}").replace("{k: 2, ", "{")
-    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false, drop_source_remarks: false, tidy_citations: false,"), encoding="utf-8")
+    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false, strip_source_leads: false, drop_source_remarks: false, tidy_citations: false,"), encoding="utf-8")
     plain = tmp_path / "plain.yaml"
     plain.write_text(text, encoding="utf-8")
 
@@ -267,3 +267,30 @@ def test_a_folder_written_before_drop_source_remarks_resumes_keeping_them(tmp_pa
         assert manifest["drop_source_remarks"] is True and manifest["tidy_citations"] is True
     finally:
         registry.backends.unregister("vtg-remarking")
+
+
+def test_a_folder_written_before_strip_source_leads_resumes_keeping_them(tmp_path):
+    """A model that opens its sentences with "Document [1] mentions that": a folder written before
+    ``strip_source_leads`` (its manifest records ``strip_preamble: true``, which never cut such a lead) goes on
+    keeping the lead as its markers' removal leaves it, as it began; a new folder cuts it."""
+    registry.backends.register("vtg-leading", lambda arg, *, ctx, **o: leading(), replace=True)
+    try:
+        generate(tmp_path, "none", "--method-arg", "strip_source_leads=false", model="vtg-leading")
+        generate(tmp_path, "old", "--method-arg", "strip_source_leads=false", "--limit", 1, model="vtg-leading")
+        as_before_the_option(tmp_path / "old", ("strip_source_leads",))
+        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["strip_preamble"] is True
+        generate(tmp_path, "old", "--resume", model="vtg-leading")
+        assert samples(tmp_path / "old") == samples(tmp_path / "none")
+        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        assert all(r["output"].startswith("Document mentions that Paris") for r in records) and len(records) == 3
+        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["strip_source_leads"] is False
+        r = generate(tmp_path, "old", "--resume", "--method-arg", "strip_source_leads=true", code=2, model="vtg-leading")
+        assert "strip_source_leads" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+        generate(tmp_path, "new", "--limit", 1, model="vtg-leading")
+        generate(tmp_path, "new", "--resume", model="vtg-leading")
+        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        assert [r["output"] for r in records] == ["Paris is the capital of France [1]. Rome is the capital of Italy [3]."] * 3
+        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["strip_source_leads"] is True
+    finally:
+        registry.backends.unregister("vtg-leading")

@@ -156,6 +156,16 @@ def remarking() -> FakeBackend:
     return two_capitals("vtg-remarking", f"{PARIS} {REMARK}", f"{REMARK} {ROME}", SEE)
 
 
+#: sentences that name their source by its markers before saying anything (``strip_source_leads``)
+PARIS_LED, ROME_LED = "Document [1] mentions that Paris is the capital of France [1].", "As stated in [3], Rome is the capital of Italy."
+
+
+def leading() -> FakeBackend:
+    """A model that names the source before each sentence (:data:`PARIS_LED`, then :data:`ROME_LED`, then ``End.``);
+    cites the third document (Rome) for Rome, the first for the rest."""
+    return two_capitals("vtg-leading", PARIS_LED, ROME_LED, "End.")
+
+
 @pytest.fixture
 def script_model():
     """The backend name ``vtg-script``: a scripted model that writes two sentences about Paris and Rome and cites

@@ -25,6 +25,8 @@ share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before 
 ``repeat_retries`` and ``short_retries`` likewise: 2, what was recorded, 0 before the option). ``strip_preamble``
 cuts a sentence's leading phrase that names the sources ("Based on the provided search results,",
 ``vtg_steps.strip_preamble``; True, what was recorded, False before the option), the sentence as written traced;
+``strip_source_leads`` likewise a lead that names its source by its markers ("Document [2] mentions that",
+``vtg_remarks.strip_source_lead``; likewise, traced and counted as a preamble);
 ``drop_source_remarks`` skips, as a repeat, a sentence that only remarks on the sources ("This information can be
 found in documents [1], [2], and [5].", ``vtg_remarks.is_source_remark``; a completion of nothing else ends the
 answer, ``source-remark``, drawn again within ``short_retries``), ``tidy_citations`` removes a sentence's lists of
@@ -106,6 +108,8 @@ class VtgMethod:
         self.short_retries = opts.short_retries if opts.short_retries is not None else S.SHORT_RETRIES
         #: whether a sentence's leading preamble is cut (VtgOptions.strip_preamble; True, what was recorded, False)
         self.strip_preamble = opts.strip_preamble if opts.strip_preamble is not None else S.STRIP_PREAMBLE
+        #: whether a lead naming its source by its markers is cut (VtgOptions.strip_source_leads; likewise)
+        self.strip_source_leads = opts.strip_source_leads if opts.strip_source_leads is not None else S.STRIP_SOURCE_LEADS
         #: whether remarks on the sources are skipped, and lists of markers removed tidily (likewise; True, recorded, False)
         self.drop_source_remarks = opts.drop_source_remarks if opts.drop_source_remarks is not None else S.DROP_SOURCE_REMARKS
         self.tidy_citations = opts.tidy_citations if opts.tidy_citations is not None else S.TIDY_CITATIONS
@@ -157,7 +161,7 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble, remarks=self.drop_source_remarks)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble or self.strip_source_leads, remarks=self.drop_source_remarks)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -283,17 +287,19 @@ class VtgMethod:
             skipped: list[tuple[str, int, float]] = []
             cut: list[tuple[str, str]] | None = [] if self.strip_preamble else None
             remarks: list[str] | None = [] if self.drop_source_remarks else None
+            leads: list[tuple[str, str]] | None = [] if self.strip_source_leads else None
             with tracer.timed("sentence"):
                 sentence, why, trial.raw = S.generate_sentence(
                     gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end,
-                    overlap=self.repeat_overlap, skipped=skipped, preambles=cut, remarks=remarks, tidy=self.tidy_citations,
+                    overlap=self.repeat_overlap, skipped=skipped, preambles=cut, remarks=remarks, tidy=self.tidy_citations, leads=leads,
                 )
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
                 trial.near_repeats += [{"sentence": s, "repeats": i, "overlap": round(c, 4), "draw": r} for s, i, c in skipped]
-            if cut:
+            led = cut or leads  # a lead cut is traced and counted as a preamble is
+            if led:
                 tracer.count(PREAMBLES)
-                trial.preamble = {"original": cut[0][0], "stripped": cut[0][1]}
+                trial.preamble = {"original": led[0][0], "stripped": led[0][1]}
             if remarks:
                 tracer.count(REMARKS[0], len(remarks))
                 trial.source_remarks += [{"sentence": x, "draw": r} for x in remarks]
@@ -360,7 +366,7 @@ class VtgMethod:
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
             "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
-            "drop_source_remarks": self.drop_source_remarks, "tidy_citations": self.tidy_citations,
+            "strip_source_leads": self.strip_source_leads, "drop_source_remarks": self.drop_source_remarks, "tidy_citations": self.tidy_citations,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -376,14 +382,14 @@ class VtgMethod:
     def upgrade_manifest(self, old: Mapping[str, Any]) -> dict[str, Any]:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
         exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
-        never drew a completion again, 0; before ``strip_preamble``: cut no preamble, False; before
+        never drew a completion again, 0; before ``strip_preamble`` (``strip_source_leads``): cut no preamble (lead), False; before
         ``drop_source_remarks`` / ``tidy_citations``: kept remarks, removed markers ALCE's way, False. ``generate --resume``
         / ``run --resume`` build the method with those values when the options are not given
         (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise (another value
         given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "drop_source_remarks": False, "tidy_citations": False, **old}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}

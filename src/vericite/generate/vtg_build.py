@@ -43,7 +43,7 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "drop_source_remarks", "tidy_citations")
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations")
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
@@ -56,7 +56,7 @@ class VtgOptions(BaseModel):
         """The options a folder being resumed sets where ``method_args`` leave them unset
         (``protocols.MethodOptions``): ``repeat_overlap``, ``repeat_retries`` and ``short_retries`` as its manifest
         records them, 1.0 (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none,
-        and ``strip_preamble``, ``drop_source_remarks`` and ``tidy_citations`` likewise, False when none, so a run
+        and ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` likewise, False when none, so a run
         goes on as it began."""
         if manifest.get("method") != "vtg@1":
             return {}
@@ -65,7 +65,7 @@ class VtgOptions(BaseModel):
             recorded = manifest.get(key, before)
             if method_args.get(key) is None and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
                 out[key] = kind(recorded)
-        for key in ("strip_preamble", "drop_source_remarks", "tidy_citations"):
+        for key in ("strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations"):
             recorded = manifest.get(key, False)
             if method_args.get(key) is None and isinstance(recorded, bool):
                 out[key] = recorded
@@ -98,6 +98,11 @@ class VtgOptions(BaseModel):
     # each sentence written, its first letter capitalised; the trace keeps the sentence as written. None: a new run
     # takes vtg_steps.STRIP_PREAMBLE (True), a resumed one what its folder recorded (False before the option)
     strip_preamble: bool | None = None
+    # cut a sentence's lead phrase that names its source by its markers ("Document [2] mentions that", "As stated in
+    # [1],", vtg_remarks.SOURCE_LEAD), read on the sentence as written, its first letter capitalised; traced and
+    # counted as a preamble (its lead and the sentence as written, markers and all). None: a new run takes
+    # vtg_steps.STRIP_SOURCE_LEADS (True), a resumed one what its folder recorded (False before the option)
+    strip_source_leads: bool | None = None
     # skip a sentence that only remarks on the sources ("This information can be found in documents [1], [2], and
     # [5].", vtg_remarks.is_source_remark) as a repeat is skipped; a completion of nothing else ends the answer
     # (source-remark), drawn again short of min_sentences within short_retries; each traced as written. None: a new

@@ -12,6 +12,11 @@
   the release date of the iPhone."): a small fixed list of whole-sentence forms, :data:`SOURCE_REMARK`. A sentence
   that says something and cites ("According to Document [1], the tower is 300 m tall.", "Document [2] mentions
   that the first iPhone was released on June 29, 2007.") matches none of them.
+* :func:`strip_source_lead` (``strip_source_leads``): such a sentence's lead phrase that names its source by its
+  markers ("Document [2] mentions that", "According to document [3],", "As stated in [1],", "Documents [1] and
+  [2] state that"), read on the sentence as written (its markers there), cut: :data:`SOURCE_LEAD`, a small fixed
+  list of forms, each naming a source by a marker, so "Document management systems store files [1]." and an
+  "according to" within the sentence stay as they are.
 """
 
 from __future__ import annotations
@@ -71,3 +76,45 @@ SOURCE_REMARK = re.compile(
 def is_source_remark(sentence: str) -> bool:
     """Whether ``sentence`` (its citations removed here too) is only a remark on the sources (:data:`SOURCE_REMARK`)."""
     return SOURCE_REMARK.match(without_citations(sentence)) is not None
+
+
+def capitalised(rest: str) -> str:
+    """``rest`` with its first letter capitalised, not in a word with capitals of its own (``iPhone`` stays)."""
+    first = rest.split(None, 1)[0] if rest.split() else ""
+    if first and first[0].islower() and not any(c.isupper() for c in first[1:]):
+        return rest[0].upper() + rest[1:]
+    return rest
+
+
+#: one marker as written, and the sources a lead names by their markers: "Document [2]", "[1]", "Documents [1] and
+#: [2]", "Document [1] and Document [2]", "the passages [1], [3]"
+_MARK = r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]"
+_NOUN = r"(?:documents?|passages?|sources?|search results?|references?|articles?)"
+_NAMED = rf"(?:the\s+)?(?:{_NOUN}\s*)?{_MARK}(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)?(?:{_NOUN}\s*)?{_MARK})*"
+#: what a lead says its source does, before "that": "mentions", "states", "stated", "also notes"
+_SAYS = (
+    r"(?:also\s+)?(?:mention(?:s|ed)?|state[sd]?|says?|said|note[sd]?|report(?:s|ed)?|indicate[sd]?|explain(?:s|ed)?|show(?:s|ed)?"
+    r"|confirm(?:s|ed)?|suggest(?:s|ed)?|reveal(?:s|ed)?|highlight(?:s|ed)?|add(?:s|ed)?|clarif(?:y|ies|ied)|specif(?:y|ies|ied))"
+)
+#: a sentence's lead phrase that names its source by its markers, read on the sentence as written: "Document [2]
+#: mentions that", "Documents [1] and [2] state that" (a source, a verb of saying, "that"), "According to document
+#: [3],", "As stated in [1],", "Based on Document [4]," (a comma after the source); at the start only, and a marker
+#: always, so "Document management systems store files [1]." and "The tower, according to Document [1], is tall."
+#: are not leads
+SOURCE_LEAD = re.compile(
+    rf"^(?:{_NAMED}\s+{_SAYS}\s+that"
+    rf"|(?:according\s+to|based\s+on|as\s+(?:mentioned|stated|shown|described|indicated|noted|reported|explained|seen)\s+(?:in|by))\s+{_NAMED}\s*,)\s+",
+    re.IGNORECASE,
+)
+
+
+def strip_source_lead(sentence: str) -> tuple[str, str]:
+    """``sentence`` (as written, markers and all) without a leading :data:`SOURCE_LEAD` phrase, the rest's markers
+    kept and its first letter capitalised (:func:`capitalised`), and the phrase cut as written ("Document [2]
+    mentions that"); ``""`` when none, or when fewer than three words (citations removed) would be left: then the
+    sentence as it is."""
+    m = SOURCE_LEAD.match(sentence.strip())
+    rest = sentence.strip()[m.end() :] if m else ""
+    if not m or len(without_citations(rest).split()) < 3:
+        return sentence, ""
+    return capitalised(rest), sentence.strip()[: m.end()].strip()

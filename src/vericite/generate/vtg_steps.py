@@ -5,7 +5,8 @@
   far loses that prefix; an empty one, ``End.``, or only sentences already written end the answer. A sentence
   already written is its exact repeat or, below ``repeat_overlap`` 1.0, a near repeat: one written sentence holds
   at least that share of its content words (:func:`repeat_of`). With ``strip_preamble``, a leading phrase that
-  names the sources ("Based on the provided search results,") is cut from the sentence (:func:`strip_preamble`);
+  names the sources ("Based on the provided search results,") is cut from the sentence (:func:`strip_preamble`),
+  and with ``strip_source_leads`` one that names its source by its markers ("Document [2] mentions that");
   with ``drop_source_remarks``, a sentence that only remarks on the sources ("This information can be found in
   documents [1], [2], and [5].") is skipped as a repeat is, and with ``tidy_citations`` a list of markers leaves no
   punctuation behind (``vtg_remarks.py``).
@@ -34,7 +35,7 @@ from ..metrics.judging import judgement_verdict
 from ..types import GenParams, JudgePair, Passage
 from .prompts import vtg as P
 from .vtg_memory import Memory, doc_key
-from .vtg_remarks import is_source_remark, without_citations
+from .vtg_remarks import capitalised, is_source_remark, strip_source_lead, without_citations
 from .vtg_trace import Tracer
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|Q\d+[.:]|Question\s*\d*[.:])\s*", re.IGNORECASE)
@@ -56,6 +57,9 @@ SHORT_RETRIES = 2
 #: whether a new run cuts a leading preamble phrase from the sentences (``strip_preamble``; False: the rule before
 #: the option)
 STRIP_PREAMBLE = True
+#: whether a new run cuts a sentence's leading phrase that names its source by its markers ("Document [2] mentions
+#: that", ``strip_source_leads``; ``vtg_remarks.strip_source_lead``; False: the rule before the option)
+STRIP_SOURCE_LEADS = True
 #: whether a new run skips the sentences that only remark on the sources (``drop_source_remarks``) and removes a
 #: sentence's lists of markers with their separators (``tidy_citations``; ``vtg_remarks.py``; False: the rules before
 #: the options)
@@ -136,15 +140,12 @@ def strip_preamble(sentence: str) -> tuple[str, str]:
     rest = sentence[m.end() :] if m else ""
     if not m or len(rest.split()) < 3:
         return sentence, ""
-    first = rest.split(None, 1)[0]
-    if first[0].islower() and not any(c.isupper() for c in first[1:]):
-        rest = rest[0].upper() + rest[1:]
-    return rest, sentence[: m.end()].strip()
+    return capitalised(rest), sentence[: m.end()].strip()
 
 
 def read_sentence(
     raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
-    remarks: list[str] | None = None, tidy: bool = False,
+    remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None,
 ) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
     ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`;
@@ -159,7 +160,11 @@ def read_sentence(
     remarks on the sources (``vtg_remarks.is_source_remark``, read after the preamble's cut) skipped as a repeat is
     and receives it as written, citations included; a completion with nothing else (no repeat either) ends the
     answer as ``source-remark``. ``tidy``: citations removed with the separators between them
-    (``vtg_remarks.without_citations``), else ALCE's way (``remove_citations``, the rule before the option)."""
+    (``vtg_remarks.without_citations``), else ALCE's way (``remove_citations``, the rule before the option).
+    ``leads``, when given, has each sentence's lead phrase that names its source by its markers cut too, on the
+    sentence as written (``vtg_remarks.strip_source_lead``: "Document [2] mentions that"; the rest's citations then
+    removed as above), when no preamble was, and receives the sentence returned's, when one was cut, as (the
+    sentence as written, the lead as written, markers and all)."""
     text = raw.strip()
     text = text.replace("\n", " ").strip()
     if text.lower().startswith("answer:"):
@@ -167,11 +172,15 @@ def read_sentence(
     if not text or text.lower().rstrip(".") == "end":
         return None, "end-marker" if text else "empty"
     repeated = remarked = False
+    clean = without_citations if tidy else lambda x: " ".join(remove_citations(x).split())
     for as_written in sent_tokenize(text):
-        s = without_citations(as_written) if tidy else " ".join(remove_citations(as_written).split())
-        original, cut = s, ""
+        s = clean(as_written)
+        original, cut, lead = s, "", ""
         if preambles is not None:
             s, cut = strip_preamble(s)
+        if leads is not None and not cut:
+            rest, lead = strip_source_lead(as_written)
+            s = clean(rest) if lead else s
         if not s or s.lower().rstrip(".") == "end":
             return None, "end-marker"
         if PROMPT_ECHO.search(s):
@@ -186,7 +195,9 @@ def read_sentence(
             if skipped is not None and _norm(s) != _norm(written[hit[0]]):
                 skipped.append((s, hit[0], hit[1]))
             continue
-        if cut and preambles is not None:
+        if lead and leads is not None:
+            leads.append((as_written.strip(), lead))
+        elif cut and preambles is not None:
             preambles.append((original, cut))
         return s, ""
     return None, "repeated" if repeated else SOURCE_REMARK if remarked else "empty"
@@ -195,13 +206,13 @@ def read_sentence(
 def generate_sentence(
     backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True,
     overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
-    remarks: list[str] | None = None, tidy: bool = False,
+    remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None,
 ) -> tuple[str | None, str, str]:
     """(the sentence or None, why it ended, the raw completion); ``overlap``, ``skipped``, ``preambles``,
-    ``remarks`` and ``tidy`` as :func:`read_sentence`'s."""
+    ``remarks``, ``tidy`` and ``leads`` as :func:`read_sentence`'s."""
     messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
     raw = first_text(backend, messages, params)
-    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy)
+    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy, leads)
     return sentence, why, raw
 
 

@@ -2,12 +2,13 @@
 both verifiers' verdicts with probabilities, the simplifier's removals, the queries and the documents they
 brought, the memory's sizes, and the tokens of each step; per answer, the totals by component and the counts of
 what went wrong (bounded, never silent): judgements that could not be read, citations out of range, queries that
-could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached, judge calls
-that failed, an answer left empty, the answer ended on repeats, (with the near-repeat rule) near repeats
+could not be read, retrievals that found nothing, sentences kept unverified, the sentence cap reached
+(``sentence_cap``: a limit, not a failure, which the report counts apart), judge calls that failed, an answer left empty, the answer ended on repeats, (with the near-repeat rule) near repeats
 skipped (:data:`NEAR_REPEATS`, each one's text in its trial's ``near_repeats``) and (with ``repeat_retries`` above
 0) completions of repeats drawn again and answers ended short of ``min_sentences`` (:data:`SHORT_ANSWERS`), and
 (with ``short_retries`` above 0) the other early endings drawn again, by reason (:data:`SHORT_RETRY_COUNTS`), and
-(with ``strip_preamble``) the sentences whose leading preamble was cut (:data:`PREAMBLES`, each trial's ``preamble``),
+(with ``strip_preamble`` or ``strip_source_leads``) the sentences whose leading preamble (or lead naming its source)
+was cut (:data:`PREAMBLES`, each trial's ``preamble``),
 and (with ``drop_source_remarks``) the sentences skipped as remarks on the sources and the completions of them drawn
 again (:data:`REMARKS`, each trial's ``source_remarks``)."""
 
@@ -46,9 +47,10 @@ SHORT_ANSWERS = ("repeat_retries", "short_answer")
 #: each traced in its trial's ``short_retries``). Absent at 0, so an answer written without them has the trace it
 #: always had.
 SHORT_RETRY_COUNTS = {"prompt-echo": "prompt_echo_retries", "end-marker": "end_marker_retries", "empty": "empty_retries"}
-#: counted (in ``problems``, last) only by an answer written with ``strip_preamble``: the sentences written (trials,
-#: the answer's kept ones and the others) whose leading preamble ("Based on the provided search results,") was cut,
-#: each traced in its trial's ``preamble``. Not a failure: the phrase is not the sentence's claim. Absent without
+#: counted (in ``problems``, last) only by an answer written with ``strip_preamble`` or ``strip_source_leads``: the
+#: sentences written (trials, the answer's kept ones and the others) whose leading preamble ("Based on the provided
+#: search results,") or lead naming its source by its markers ("Document [2] mentions that") was cut, each traced in
+#: its trial's ``preamble``. Not a failure: the phrase is not the sentence's claim. Absent without
 #: the option, so an answer written before it has the trace it always had.
 PREAMBLES = "preamble_stripped"
 #: counted (in ``problems``, last) only by an answer written with ``drop_source_remarks``: ``source_remark_dropped``,
@@ -93,8 +95,9 @@ class Trial:
     # completions that would have ended the answer short of min_sentences otherwise (a prompt echo, End., empty),
     # drawn again: {"why", "seed", "raw"}, in order; in the trace only with short_retries above 0
     short_retries: list[dict[str, Any]] = field(default_factory=list)
-    # the sentence's leading preamble cut (strip_preamble): {"original": the sentence as written, "stripped": the
-    # phrase}, or None; in the trace only with strip_preamble
+    # the sentence's leading preamble cut (strip_preamble): {"original": the sentence as written, citations removed,
+    # "stripped": the phrase}, or its lead naming its source (strip_source_leads): {"original": the sentence as
+    # written, "stripped": the lead}, both with their markers; or None; in the trace only with either option
     preamble: dict[str, str] | None = None
     # the sentences skipped as remarks on the sources (drop_source_remarks): {"sentence": as written, citations
     # included, "draw": 0 for the first completion, r for the r-th draw again}; in the trace only with the option

@@ -1,7 +1,8 @@
 """What VTG's traces say (issue 12: "which component fails most (the trace says)"), summed over a run folder's
 answers: how each kept sentence was verified, the trials and evidence rounds it took, the verifiers' rejections,
 what went wrong by component (the trace's ``problems``, ``generate/vtg_trace.py``), the repeats apart (not a
-component's failure: :data:`REPEATS`) and the tokens per question by component; for answers written with
+component's failure: :data:`REPEATS`), the answers the sentence cap ended apart (a limit, not a failure:
+:data:`LIMITS`) and the tokens per question by component; for answers written with
 ``short_retries``, ``strip_preamble`` or ``drop_source_remarks``, columns of their own (:data:`DRAWN_AGAIN`, the
 preambles cut, the remarks on the sources dropped, the answers' ends, :data:`ENDS`), none for a folder without them. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
 :func:`vtg_trace_section` is the page's section, a row per folder (an experiment: one per level, from
@@ -22,13 +23,17 @@ from .sections import section
 #: how a kept sentence's last trial ended, in the order shown (``generate/vtg_trace.Trial.outcome``)
 OUTCOMES = ("verified-citations", "verified-memory", "accepted", "unverified")
 #: what went wrong, by the component it is the failure of (the trace's ``problems`` counters); repeats are not
-#: here (:data:`REPEATS`)
+#: here (:data:`REPEATS`), nor the sentence cap (:data:`LIMITS`)
 FAILURES: dict[str, tuple[str, ...]] = {
     "citation generator": ("citations_out_of_range", "no_citation"),
     "evidence finder": ("queries_unreadable", "retrieval_empty"),
     "judge": ("unreadable_judgements", "judge_errors"),
-    "sentence generator": ("sentence_cap", "empty_answer", "short_answer"),
+    "sentence generator": ("empty_answer", "short_answer"),
 }
+#: the limits an answer reached, counted on their own and not in "fails most": ``sentence_cap``, an answer ended at
+#: ``max_sentences`` (the trace's counter, its name kept), a guard on the answer's length that the sentence generator
+#: did nothing wrong to reach. Shown in a column of their own.
+LIMITS = ("sentence_cap",)
 #: the sentence generator's repeats, counted on their own and not in "fails most": a repeat is skipped (the next
 #: sentence taken) or drawn again, or ends an answer that may be complete; one that leaves the answer short of
 #: ``min_sentences`` is counted by ``short_answer`` (with ``repeat_retries`` or ``short_retries`` above 0), a
@@ -123,6 +128,7 @@ class VtgTraces:
             "failures": failures,
             "fails_most": worst[0] if worst[1] > 0 else None,
             "repeats": {p: self.problems.get(p, 0) for p in REPEATS},
+            "limits": {p: self.problems.get(p, 0) for p in LIMITS},
             "problems": {k: v for k, v in self.problems.items() if v},
             "tokens_per_answer_median": statistics.median(self.tokens) if self.tokens else None,
             "component_tokens_per_answer": {k: v / n for k, v in self.component_tokens.items()} if n else {},
@@ -162,7 +168,8 @@ def level_traces(run_dir: Path, experiments: Mapping[str, Any]) -> list[tuple[st
 
 COLUMNS = ("answers", "sentences / answer", "verified by citations", "by memory", "unverified", "trials / sentence",
            "evidence rounds / answer", "rejected (gen. / mem. verifier)", "citations simplified away",
-           "fails most (repeats apart)", "repeats (ended / near skipped / drawn again)", "median tokens / answer")  # fmt: skip
+           "fails most (repeats apart)", "repeats (ended / near skipped / drawn again)", "answers at the sentence cap",
+           "median tokens / answer")  # fmt: skip
 #: the columns of the newer options, after the repeats' column, each shown only when a row has its counters
 #: (:func:`_newer_columns`)
 DRAWN_AGAIN_COLUMN = "drawn again (repeat / prompt echo / early End. / empty / source remark)"
@@ -171,7 +178,7 @@ PREAMBLES_COLUMN, REMARKS_COLUMN, ENDS_COLUMN = "preambles cut", "source remarks
 
 def _newer_columns(summaries: Sequence[Mapping[str, Any]]) -> list[str]:
     """The newer options' columns the rows call for: the draws again by why when a row was written with
-    ``short_retries`` (or the remarks' draws again), the preambles cut with ``strip_preamble``, the remarks dropped
+    ``short_retries`` (or the remarks' draws again), the preambles cut with ``strip_preamble`` (or ``strip_source_leads``), the remarks dropped
     with ``drop_source_remarks``, and then the answers' ends; none for rows written before these options."""
     columns = [
         *([DRAWN_AGAIN_COLUMN] if any(set(s["drawn_again"]) - {DRAWN_AGAIN[0]} for s in summaries) else []),
@@ -204,15 +211,16 @@ def _cells(s: Mapping[str, Any], newer: Sequence[str] = ()) -> list[str]:
         _share(o["unverified"]), fmt(s["trials_per_sentence"], 2), fmt(s["evidence_rounds_per_answer"], 2),
         f'{s["rejected"]["generation verifier"]} / {s["rejected"]["memory verifier"]}', str(s["simplified_citations"]),
         f'{s["fails_most"]} ({fails})' if s["fails_most"] else "nothing", " / ".join(str(s["repeats"][p]) for p in REPEATS),
+        str(s["limits"]["sentence_cap"]),
         *(_newer_cell(c, s) for c in newer), fmt(s["tokens_per_answer_median"], 0),
     ]  # fmt: skip
 
 
 #: what the newer columns count, said under the table when it has them (the page's note, the Markdown's last line)
 NEWER_NOTE = (
-    "Answers written with short_retries, strip_preamble or drop_source_remarks have columns of their own: the "
+    "Answers written with short_retries, strip_preamble (or strip_source_leads) or drop_source_remarks have columns of their own: the "
     "completions drawn again short of min_sentences, by why (a repeat, a prompt echo, End. before it was offered, "
-    "an empty completion, only remarks on the sources), the sentences whose leading preamble was cut, the "
+    "an empty completion, only remarks on the sources), the sentences whose leading preamble (or source lead) was cut, the "
     "sentences dropped as only remarks on the sources, and why the answers ended. None of these is counted in "
     '"fails most": a remark on the sources is skipped or drawn again as a repeat is, and a preamble cut is not the '
     "sentence's claim; an answer they left short of min_sentences (one ended by source-remark too) is the sentence "
@@ -255,10 +263,11 @@ def vtg_trace_section(rows: Iterable[tuple[str, VtgTraces]]) -> str:
     note = ('<p class="muted">From each answer\'s trace: how each kept sentence was verified (its last trial), the '
             "trials it took, the trials each verifier judged not entailed, and what went wrong, by the component it "
             "is the failure of (citation generator: citations out of range or none; evidence finder: queries "
-            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: the cap, an answer "
-            "empty or short of min_sentences). Repeats are not counted there: a repeat is skipped or drawn again, "
-            "or ends an answer that may be complete; their column counts the answers ended on repeats, the near "
-            "repeats skipped and the completions of repeats drawn again, and one that left an answer short of "
-            "min_sentences is that answer's failure, short of min_sentences.")  # fmt: skip
+            "unreadable or nothing retrieved; judge: unreadable or failed; sentence generator: an answer empty or "
+            "short of min_sentences). Repeats are not counted there: a repeat is skipped or drawn again, or ends an "
+            "answer that may be complete; their column counts the answers ended on repeats, the near repeats "
+            "skipped and the completions of repeats drawn again, and one that left an answer short of "
+            "min_sentences is that answer's failure, short of min_sentences. Nor is the sentence cap: an answer "
+            "that reached max_sentences was ended by a limit, not by a failure; its column counts those answers.")  # fmt: skip
     note += f" {esc(NEWER_NOTE)}</p>" if newer else "</p>"
     return section("vtg-trace", "VTG trace", note + f'<table class="metrics">{head}{"".join(body)}</table>')

@@ -13,6 +13,8 @@ Refused, in one line: a judge-eval of another task (alce-human, caqa), a folder 
 unreadable or no longer gives its results.json's balanced accuracy, pair ids that differ (unless ``intersect``),
 and a pair id whose gold label or claim differs, or whose evidence does (unless ``same_questions``: then the
 output says in how many). Judgements without unique ids (data without an ``id`` field) are paired by line.
+Listed under the differences: the judge, its model, a calibration, the threshold and the data file, two recorded
+paths that name one file (a relative and an absolute one, :func:`same_data`) not a difference.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -240,7 +243,7 @@ def compare_judge_evals(
                     "paired_by": "line" if by_line else "id",
                     **({"same_questions": True, "evidence": "evidence", "evidence_differs": len(evidence_differs)} if same_questions else {})},  # fmt: skip
         "bootstrap": {"resamples": resamples, "permutations": resamples, "seed": seed, "ci_level": DEFAULT_LEVEL, "ci": CI, "p_value": P_VALUE},
-        "differences": [{"what": w, "a": _get(a.results, p), "b": _get(b.results, p)} for w, p in SHOWN if _get(a.results, p) != _get(b.results, p)],
+        "differences": [{"what": w, "a": _get(a.results, p), "b": _get(b.results, p)} for w, p in SHOWN if not _same(w, _get(a.results, p), _get(b.results, p))],
         "metrics": metrics,
         "agreement": agreement,
     }
@@ -261,6 +264,26 @@ def notes(cmp: Mapping[str, Any]) -> list[str]:
             what = "the label or abstained" if k == "three_way" else "supports / not_supports / abstained, each at its threshold"
             lines.append(f"agreement of the judges ({k.replace('_', '-')}: {what}): {value:.3f}{ci_text} of the pairs")
     return lines
+
+
+def same_data(x: Any, y: Any) -> bool:
+    """Whether two judge-evals' recorded ``data`` name one file: the same text, or the same path once resolved (a
+    relative one from the current folder, where judge-eval read it from its own; ``~`` expanded, symlinks followed),
+    or two paths of one existing file (``os.path.samefile``). judge-eval records the path as given, no hash of the
+    file; a relative path that resolves elsewhere from here is listed as a difference, as two files are."""
+    if x == y:
+        return True
+    if not (isinstance(x, str) and isinstance(y, str) and x and y):
+        return False
+    px, py = Path(x).expanduser(), Path(y).expanduser()
+    try:
+        return px.resolve() == py.resolve() or (px.exists() and py.exists() and os.path.samefile(px, py))
+    except (OSError, RuntimeError):  # a path that cannot be resolved (a symlink loop, a folder removed)
+        return False
+
+
+def _same(what: str, x: Any, y: Any) -> bool:
+    return same_data(x, y) if what == "data" else x == y
 
 
 def _get(d: Any, path: Sequence[str]) -> Any:

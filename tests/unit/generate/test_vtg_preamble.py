@@ -61,7 +61,7 @@ def test_a_new_run_cuts_the_preambles_and_traces_the_sentences_as_written():
 
 
 def test_without_the_option_the_sentences_and_the_trace_are_as_before():
-    m = method(strip_preamble=False)
+    m = method(strip_preamble=False, strip_source_leads=False)
     r = m.answer(Sample("q1", QUESTION, passages=list(DOCS)))
     assert r["output"].startswith("Based on the provided search results, Paris is the capital of France [1].")
     assert "preamble_stripped" not in r["vtg"]["problems"] and "preamble_stripped" not in m.summarise([r])["vtg"]["problems"]
@@ -74,6 +74,6 @@ def test_a_resumed_folder_cuts_preambles_as_it_was_written():
     assert VtgOptions.resumed_options({}, {**before, "strip_preamble": True})["strip_preamble"] is True
     assert "strip_preamble" not in VtgOptions.resumed_options({"strip_preamble": True}, before)  # given: as given
     m = method()
-    assert m.upgrade_manifest(before) == {**before, "strip_preamble": False, "drop_source_remarks": False, "tidy_citations": False}
+    assert m.upgrade_manifest(before) == {**before, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False}
     assert m.upgrade_manifest({**before, "strip_preamble": True})["strip_preamble"] is True
     assert "strip_preamble" in VtgOptions.recorded_when_set

@@ -72,6 +72,26 @@ def test_repeats_are_counted_apart_not_as_the_sentence_generator_s_failures():
     assert t.summary()["fails_most"] == "sentence generator" and t.summary()["failures"]["sentence generator"] == 2
 
 
+def test_the_sentence_cap_is_a_limit_counted_apart_not_the_sentence_generator_s_failure():
+    """An answer that reached max_sentences (the trace's ``sentence_cap``, its name kept) was ended by a guard, not
+    by a failure: "fails most" leaves it out (here the citation generator's one missing citation), its own column
+    counts it; an empty or short answer is still the sentence generator's."""
+    t = VtgTraces()
+    t.add(ended(record([[trial("verified-citations", True)]] * 6, {"sentence_cap": 1}), "sentence-cap"))
+    t.add(ended(record([[trial("verified-citations", True)]] * 6, {"sentence_cap": 1, "no_citation": 1}), "sentence-cap"))
+    s = t.summary()
+    assert s["limits"] == {"sentence_cap": 2} and s["failures"]["sentence generator"] == 0
+    assert s["fails_most"] == "citation generator" and s["problems"]["sentence_cap"] == 2
+    table = summary_markdown([("a", t)])
+    assert "| answers at the sentence cap |" in table.splitlines()[0] and "| citation generator (1) | 0 / 0 / 0 | 2 |" in table
+    assert "Nor is the sentence cap" in vtg_trace_section([("a", t)])
+    capped = VtgTraces()
+    capped.add(record([[trial("verified-citations", True)]], {"sentence_cap": 1}))
+    assert capped.summary()["fails_most"] is None and "| nothing | 0 / 0 / 0 | 1 |" in summary_markdown([("a", capped)])
+    capped.add(record([], {"empty_answer": 1}))
+    assert capped.summary()["fails_most"] == "sentence generator" and capped.summary()["failures"]["sentence generator"] == 1
+
+
 # ------------------------------------------------------------------ the newer options' fields (short_retries,
 # strip_preamble, drop_source_remarks): columns of their own, none for a folder written before them
 
@@ -119,9 +139,9 @@ def test_a_folder_with_the_newer_fields_shows_them_in_columns_of_their_own():
     assert s["preambles_cut"] == 6 and s["remarks_dropped"] == 5 and s["ends"] == {"source-remark": 2, "end-marker": 1}
     table = summary_markdown([("new", new_traces())])
     head = table.splitlines()[0]
-    assert head.endswith("| repeats (ended / near skipped / drawn again) | drawn again (repeat / prompt echo / early End. / empty / source remark) | preambles cut | source remarks dropped | answers' ends | median tokens / answer |")
+    assert head.endswith("| repeats (ended / near skipped / drawn again) | answers at the sentence cap | drawn again (repeat / prompt echo / early End. / empty / source remark) | preambles cut | source remarks dropped | answers' ends | median tokens / answer |")
     row = table.splitlines()[2]
-    assert "| 0 / 2 / 2 | 2 / 4 / 1 / 0 / 4 | 6 | 5 | end-marker 1, source-remark 2 | 110 |" in row
+    assert "| 0 / 2 / 2 | 0 | 2 / 4 / 1 / 0 / 4 | 6 | 5 | end-marker 1, source-remark 2 | 110 |" in row
     assert 'None of these is counted in "fails most"' in table
     page = vtg_trace_section([("new", new_traces())])
     assert "<th>source remarks dropped</th>" in page and "<td>end-marker 1, source-remark 2</td>" in page
@@ -138,7 +158,7 @@ def test_dropped_remarks_and_draws_again_are_no_components_failure():
     s = t.summary()
     assert s["fails_most"] == "citation generator" and s["failures"]["sentence generator"] == 0
     assert s["remarks_dropped"] == 4 and s["drawn_again"]["source_remark_retries"] == 2
-    assert "| citation generator (1) | 0 / 1 / 1 | 1 / 2 / 1 / 0 / 2 | 3 | 4 |" in summary_markdown([("a", t)])
+    assert "| citation generator (1) | 0 / 1 / 1 | 0 | 1 / 2 / 1 / 0 / 2 | 3 | 4 |" in summary_markdown([("a", t)])
 
 
 def test_a_mixed_table_dashes_what_a_row_was_written_without():
@@ -148,8 +168,8 @@ def test_a_mixed_table_dashes_what_a_row_was_written_without():
     new.add(ended(record([[trial("verified-citations", True)]], {"short_answer": 0, "prompt_echo_retries": 1, "end_marker_retries": 0, "empty_retries": 2}), "end-marker"))
     lines = summary_markdown([("old", old), ("new", new)]).splitlines()
     assert "preambles cut" not in lines[0] and "source remarks dropped" not in lines[0]
-    assert "| 1 / 2 / 3 | 3 / — / — / — / — | repeated 1, prompt-echo 1 | 165 |" in lines[2]
-    assert "| 0 / 0 / 0 | — / 1 / 0 / 2 / — | end-marker 1 | 110 |" in lines[3]
+    assert "| 1 / 2 / 3 | 0 | 3 / — / — / — / — | repeated 1, prompt-echo 1 | 165 |" in lines[2]
+    assert "| 0 / 0 / 0 | 0 | — / 1 / 0 / 2 / — | end-marker 1 | 110 |" in lines[3]
 
 
 def test_the_traces_vtg_writes_read_back_with_and_without_the_options():
@@ -163,6 +183,6 @@ def test_the_traces_vtg_writes_read_back_with_and_without_the_options():
     table = summary_markdown([("now", new)])
     assert "| 0 / 0 / 0 / 0 / 0 | 0 | 2 | source-remark 1 |" in table.splitlines()[2]  # first draws: none drawn again
     old = VtgTraces()
-    old.add(answer_q1(keyword_vtg(remarking(), repeat_overlap=1.0, repeat_retries=0, short_retries=0, strip_preamble=False, drop_source_remarks=False, tidy_citations=False)))
+    old.add(answer_q1(keyword_vtg(remarking(), repeat_overlap=1.0, repeat_retries=0, short_retries=0, strip_preamble=False, strip_source_leads=False, drop_source_remarks=False, tidy_citations=False)))
     head = summary_markdown([("before", old)]).splitlines()[0]
-    assert head.endswith("| repeats (ended / near skipped / drawn again) | median tokens / answer |")
+    assert head.endswith("| repeats (ended / near skipped / drawn again) | answers at the sentence cap | median tokens / answer |")

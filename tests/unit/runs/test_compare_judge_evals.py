@@ -194,3 +194,30 @@ def test_a_judge_eval_and_an_evaluation_are_refused_in_one_line(tmp_path):
         r = run_cli(*args)
         assert r.exit_code != 0 and r.output.count("\n") == 1, r.output
         assert "is a judge-eval folder and" in r.output and "not one of each" in r.output
+
+
+def test_one_data_file_named_by_a_relative_and_an_absolute_path_is_no_difference(tmp_path, monkeypatch):
+    """judge-eval records the data path as given: run from the data's folder with ``pairs.jsonl`` and from anywhere
+    with its absolute path, the two runs judged one file, and compare (from the data's folder) does not list it;
+    two files, even of the same pairs, are still listed, in compare.json and on the command's ``differs`` lines."""
+    path = data(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    run_judge_eval(ListJudge("a", SAID_A), "pairs.jsonl", tmp_path / "a", resamples=50)
+    run_judge_eval(ListJudge("b", SAID_B), str(path.resolve()), tmp_path / "b", resamples=50)
+    a, b = load_judge_eval(tmp_path / "a"), load_judge_eval(tmp_path / "b")
+    assert (a.results["data"], b.results["data"]) == ("pairs.jsonl", str(path.resolve()))  # as given
+    cmp, _ = compare_judge_evals(a, b, resamples=0)
+    assert [d["what"] for d in cmp["differences"]] == ["judge"] and cmp["a"]["data"] == "pairs.jsonl"  # the identity as recorded
+    r = CliRunner().invoke(cli, ["compare", "a", "b", "--resamples", "0"])
+    assert r.exit_code == 0, r.output
+    assert "differs: judge:" in r.output and "differs: data" not in r.output
+
+    copy = data(tmp_path, name="copy.jsonl")  # the same pairs in another file
+    run_judge_eval(ListJudge("b", SAID_B), str(copy), tmp_path / "c", resamples=50)
+    cmp, _ = compare_judge_evals(a, load_judge_eval(tmp_path / "c"), resamples=0)
+    assert {"what": "data", "a": "pairs.jsonl", "b": str(copy)} in cmp["differences"]
+    r = CliRunner().invoke(cli, ["compare", "a", "c", "--resamples", "0"])
+    assert r.exit_code == 0 and f"differs: data: A pairs.jsonl / B {copy}" in r.output, r.output
+    monkeypatch.chdir(tmp_path / "a")  # from elsewhere, the relative path names another (absent) file: listed
+    cmp, _ = compare_judge_evals(a, b, resamples=0)
+    assert "data" in [d["what"] for d in cmp["differences"]]
