@@ -20,6 +20,15 @@ split at once, and a rest with no citation is never judged (not entailed, as the
 Under any judge, monotone or not, every chunk is tried at most once, so there are at most 2n - 1 checks, and the
 sentence keeps a set the judge last said entails it (or all it was given).
 
+Each check's premise lists the citations it keeps last to first. A judge call's time is its prompt's evaluation,
+and llama.cpp does not evaluate again the longest token prefix a prompt shares with the previous one: the
+citations after the chunk tried (all still there) come first, and the next chunk tried lies inside the chunk just
+tried or after it, so consecutive checks share those citations, often most of their premise (listed first to
+last, consecutive premises differ from their first citations on). A judge that reads the premise as a set of
+documents (the keyword judge, a monotone rule) gives the same verdicts in either order; an LLM judge may not
+(position bias), which its verdicts on premises other than the greedy pass's already allow.
+(``benchmarks/bench_vtg_simplifier.py`` counts the words each order has llama.cpp evaluate.)
+
 Each check goes through :meth:`vtg_steps.Verifier.judge_many` as the greedy pass's do (the answer's judged pairs,
 the call cache, the judge's token and call counts). The trace is the greedy pass's (``removed``, ``checks``,
 ``checked``, ``calls``) with ``strategy: halving``; each check's ``without`` is the list of citations its chunk
@@ -52,7 +61,7 @@ def simplify_halving(verifier: Any, memory: Memory, cited: Sequence[int], senten
         chunk = order[lo:hi]  # all still kept: a chunk is dropped whole, and its parts are then never tried
         rest = tuple(x for x in kept if x not in chunk)
         if rest and rest not in judged:
-            ok, p, status = verifier.entails(memory, list(rest), sentence)
+            ok, p, status = verifier.entails(memory, list(rest[::-1]), sentence)  # last to first: a shared start
             judged[rest] = ok
             checked.append({"without": [c + 1 for c in chunk], "entailed": ok, "probability": p, **({"status": status} if status != "ok" else {})})
             if ok:

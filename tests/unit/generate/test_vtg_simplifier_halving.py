@@ -124,6 +124,29 @@ def test_a_rest_already_judged_is_split_not_judged_again():
     assert kept == [2, 3] and [c["without"] for c in trace["checked"]] == [[1, 2], [3], [4]]
 
 
+class Recording(SetJudge):
+    """:class:`SetJudge` that keeps each premise's document numbers in the order the premise lists them."""
+
+    def __init__(self, rule) -> None:
+        super().__init__(rule)
+        self.premises: list[list[int]] = []
+
+    def judge(self, pairs):
+        for p in pairs:
+            self.premises.append([int(line[len("Title: T") :]) for line in p.evidence.splitlines() if line.startswith("Title: T")])
+        return super().judge(pairs)
+
+
+def test_each_premise_lists_its_citations_last_to_first_so_consecutive_checks_share_a_start():
+    # a llama.cpp judge does not evaluate again the prefix a prompt shares with the previous one
+    judge = Recording(lambda numbers: 1 in numbers)
+    kept, trace = S.Verifier(judge, Tracer(), "q?").simplify(Memory(docs(8)), list(range(8)), CLAIM, strategy="halving")
+    assert kept == [1]
+    # drop [1-4] (no), [1, 2] (no), [1] (yes; [2] would leave what [1, 2] left: not judged), [3, 4] (yes), [5-8] (yes)
+    assert [c["without"] for c in trace["checked"]] == [[1, 2, 3, 4], [1, 2], [1], [3, 4], [5, 6, 7, 8]]
+    assert judge.premises == [[7, 6, 5, 4], [7, 6, 5, 4, 3, 2], [7, 6, 5, 4, 3, 2, 1], [7, 6, 5, 4, 1], [1]]
+
+
 def test_one_citation_is_never_judged():
     kept, trace, judge = simplify(lambda numbers: True, [2], "halving")
     assert kept == [2] and trace["checks"] == 0 and judge.calls == 0
