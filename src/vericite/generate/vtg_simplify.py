@@ -8,17 +8,17 @@ as delta debugging does: the whole list's first half, then its second half; a ch
 sentence not entailed is split in two and each half tried in turn, down to single citations. The chunks are
 contiguous runs of the citations' own order, tried first to last (depth first), so the result is deterministic.
 
-Under a monotone judge (a premise entails whenever a premise it contains does) the result is the greedy pass's,
-citation for citation: when a chunk C is tried, every citation before it has been decided as the greedy pass
-decided it and every one after it is still there, so the greedy pass would be at C's first citation with the same
-citations kept; if the rest entails without all of C, it entails without any prefix of C (it holds more), so
-the greedy pass drops each of C in turn too; if not, both go on inside C. So the result is 1-minimal (no single
-citation left can be dropped with the sentence still entailed: each one left was tried alone and kept) and the
-checks number O(k log n) for k citations kept, not n. A chunk whose rest was already judged in this pass (the
-second half, after its sibling first half was dropped, leaves the rest its parent left) is not judged again but
-split at once, and a rest with no citation is never judged (not entailed, as the greedy pass never leaves none).
-Under any judge, monotone or not, every chunk is tried at most once, so there are at most 2n - 1 checks, and the
-sentence keeps a set the judge last said entails it (or all it was given).
+Under a monotone judge (a premise entails whenever a premise it contains does, its documents in any order) the
+result is the greedy pass's, citation for citation: when a chunk C is tried, every citation before it has been
+decided as the greedy pass decided it and every one after it is still there, so the greedy pass would be at C's
+first citation with the same citations kept; if the rest entails without all of C, it entails without any prefix of
+C (it holds more), so the greedy pass drops each of C in turn too; if not, both go on inside C. So the result is
+1-minimal (no single citation left can be dropped with the sentence still entailed: each one left was tried alone
+and kept) and the checks number O(k log n) for k citations kept, not n. A chunk whose rest was already judged in
+this pass (the second half, after its sibling first half was dropped, leaves the rest its parent left) is not
+judged again but split at once, and a rest with no citation is never judged (not entailed, as the greedy pass never
+leaves none). Under any judge, monotone or not, every chunk is tried at most once, so there are at most 2n - 1
+checks, and the sentence keeps a set the judge last said entails it (or all it was given).
 
 Each check's premise lists the citations it keeps last to first. A judge call's time is its prompt's evaluation,
 and llama.cpp does not evaluate again the longest token prefix a prompt shares with the previous one: the
