@@ -111,3 +111,5 @@ def test_vtg_kg_removal_scores_vtgs_na_as_kalmas(tmp_path):
     assert rows[1]["metrics"]["na_precision"]["n"] > 0  # [NA] scored against the removed triples
     man = json.loads((tmp_path / "run" / "level-1" / "manifest.json").read_text())
     assert man["method"] == "vtg@1" and man["judge"].startswith("llm:fake")
+    # the simplifier by halving (the config's deviation from the paper: 14-73 triples each a judge call otherwise)
+    assert man["simplifier_strategy"] == "halving" and man["config"]["simplifier_strategy"] == "halving"

@@ -41,7 +41,10 @@ citations it was given (no verifier, no evidence finder, no simplifier), ``simpl
 verified citations as they are (at most ``at_most_citations``: the memory verifier's whole memory is cut to its
 first three). ``simplifier_batch`` (default false) has the simplifier judge every check it could make next in one
 judge call (``vtg_steps.Verifier.simplify``: the same removals as one call per check, more pairs judged when a
-round's first check removes; docs/benchmarks.md). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
+round's first check removes; docs/benchmarks.md). ``simplifier_strategy`` (default greedy, the paper's; a resumed
+run keeps its own, greedy before the option) set to halving drops chunks of citations at once, halved while they
+cannot be dropped (``vtg_simplify.py``: the greedy result under a monotone judge in fewer judge calls; for a
+memory of many triples). Each step is traced in the record's ``vtg`` (``vtg_trace.py``).
 The options and the registry factory are ``vtg_build.py``'s (re-exported here); the verifier's judge, metered and
 never a crash, ``vtg_judge.py``'s.
 """
@@ -62,6 +65,7 @@ from .prompts import vtg as P
 from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
+from .vtg_simplify import SIMPLIFIER_STRATEGY
 from .vtg_trace import COMPONENTS, NEAR_REPEATS, PREAMBLES, PROBLEMS, REMARKS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
@@ -113,6 +117,8 @@ class VtgMethod:
         #: whether remarks on the sources are skipped, and lists of markers removed tidily (likewise; True, recorded, False)
         self.drop_source_remarks = opts.drop_source_remarks if opts.drop_source_remarks is not None else S.DROP_SOURCE_REMARKS
         self.tidy_citations = opts.tidy_citations if opts.tidy_citations is not None else S.TIDY_CITATIONS
+        #: how the simplifier drops citations (VtgOptions.simplifier_strategy; greedy, what was recorded, greedy)
+        self.simplifier_strategy = opts.simplifier_strategy if opts.simplifier_strategy is not None else SIMPLIFIER_STRATEGY
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -256,7 +262,7 @@ class VtgMethod:
                         t += 1
                         continue
             if verified and o.simplifier:
-                final, trial.simplifier = verifier.simplify(memory, final, sentence, batch=o.simplifier_batch)
+                final, trial.simplifier = verifier.simplify(memory, final, sentence, batch=o.simplifier_batch, strategy=self.simplifier_strategy)
             if len(final) > o.at_most_citations:
                 trial.simplifier = {**(trial.simplifier or {}), "cut": [c + 1 for c in final[o.at_most_citations :]]}
                 final = final[: o.at_most_citations]
@@ -368,7 +374,7 @@ class VtgMethod:
             "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
             "strip_source_leads": self.strip_source_leads, "drop_source_remarks": self.drop_source_remarks, "tidy_citations": self.tidy_citations,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
-            "simplifier_batch": o.simplifier_batch,
+            "simplifier_batch": o.simplifier_batch, "simplifier_strategy": self.simplifier_strategy,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
             "at_most_citations": o.at_most_citations,
             "documents": o.documents,
@@ -383,13 +389,14 @@ class VtgMethod:
         """A ``vtg@1`` manifest written before the near-repeat rule (``protocols.ManifestUpgrading``): it skipped
         exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
         never drew a completion again, 0; before ``strip_preamble`` (``strip_source_leads``): cut no preamble (lead), False; before
-        ``drop_source_remarks`` / ``tidy_citations``: kept remarks, removed markers ALCE's way, False. ``generate --resume``
+        ``drop_source_remarks`` / ``tidy_citations``: kept remarks, removed markers ALCE's way, False; before
+        ``simplifier_strategy``: the paper's greedy simplifier. ``generate --resume``
         / ``run --resume`` build the method with those values when the options are not given
         (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise (another value
         given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, **old}
+        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", **old}
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}

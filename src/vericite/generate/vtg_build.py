@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import VericiteError, validation_message
+from .vtg_simplify import STRATEGIES
 
 if TYPE_CHECKING:
     from .vtg import VtgMethod
@@ -43,7 +44,7 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations")
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations", "simplifier_strategy")
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
@@ -56,8 +57,8 @@ class VtgOptions(BaseModel):
         """The options a folder being resumed sets where ``method_args`` leave them unset
         (``protocols.MethodOptions``): ``repeat_overlap``, ``repeat_retries`` and ``short_retries`` as its manifest
         records them, 1.0 (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none,
-        and ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` likewise, False when none, so a run
-        goes on as it began."""
+        and ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` likewise, False when none, and
+        ``simplifier_strategy``, greedy when none, so a run goes on as it began."""
         if manifest.get("method") != "vtg@1":
             return {}
         out: dict[str, Any] = {}
@@ -69,6 +70,9 @@ class VtgOptions(BaseModel):
             recorded = manifest.get(key, False)
             if method_args.get(key) is None and isinstance(recorded, bool):
                 out[key] = recorded
+        recorded = manifest.get("simplifier_strategy", "greedy")  # what a folder written before the option ran
+        if method_args.get("simplifier_strategy") is None and recorded in STRATEGIES:
+            out["simplifier_strategy"] = recorded
         return out
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
@@ -116,6 +120,11 @@ class VtgOptions(BaseModel):
     verifier: bool = True
     simplifier: bool = True
     simplifier_batch: bool = False  # one judge call per round of the simplifier's checks (same removals as one per check)
+    # how the simplifier drops citations (vtg_simplify.py): greedy, the paper's one judge call per citation; halving,
+    # chunks dropped at once and halved while they cannot be (the greedy result under a monotone judge, fewer
+    # calls). None: a new run takes vtg_simplify.SIMPLIFIER_STRATEGY (greedy), a resumed one what its folder
+    # recorded (greedy before the option: resumed_options); the manifest records the strategy used
+    simplifier_strategy: Literal["greedy", "halving"] | None = None
     verifier_judge: str | None = None  # default: llm:<the method's model>, on the method's own backend
     memory_words: int = Field(default=1500, ge=1)
     at_most_citations: int = Field(default=3, ge=1)
@@ -130,6 +139,13 @@ class VtgOptions(BaseModel):
     queries_max_tokens: int = Field(default=120, ge=1)
     temperature: float = Field(default=0.5, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+
+    @field_validator("simplifier", mode="before")
+    @classmethod
+    def _simplifier_is_a_switch(cls, v: Any) -> Any:
+        if isinstance(v, str) and v.strip().lower() in ("greedy", "halving"):
+            raise ValueError(f"simplifier is the ablation switch (true or false); the strategy is simplifier_strategy={v.strip().lower()}")
+        return v
 
 
 def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any = None, **method_args: Any) -> VtgMethod:
@@ -148,6 +164,8 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
         raise VericiteError(f"method vtg: invalid {validation_message(e)}") from None
     if opts.min_sentences > opts.max_sentences:
         raise VericiteError(f"method vtg: min_sentences ({opts.min_sentences}) is more than max_sentences ({opts.max_sentences}): End. would never be offered")
+    if opts.simplifier_batch and opts.simplifier_strategy == "halving":
+        raise VericiteError("method vtg: simplifier_batch batches the greedy simplifier's checks; it does not apply to simplifier_strategy=halving (give one of them)")
     if opts.documents == "retrieve" and retriever is None and not opts.index:
         raise VericiteError("method vtg: documents=retrieve needs an index: pass --index DIR (see `vericite docs index`)")
     model = arg or DEFAULT_MODEL

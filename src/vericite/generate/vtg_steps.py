@@ -15,7 +15,8 @@
   the model not to change it, and vericite does not trust it to).
 * :class:`Verifier`: the *generation verifier* (do the cited documents together entail the sentence?), the
   *memory verifier* (does the whole memory?, :data:`~vericite.generate.vtg_memory.MEMORY_RULE`) and the
-  *citation simplifier* (each citation, one at a time, dropped when the sentence stays entailed without it), all
+  *citation simplifier* (each citation, one at a time, dropped when the sentence stays entailed without it; or,
+  ``simplifier_strategy: halving``, chunks of them at once, ``vtg_simplify.py``), all
   with one judge and one premise format: the documents as ``"Title: {title}\\n{text}"`` joined by newlines, the
   hypothesis the sentence without citations, as ALCE's citation metrics ask. A judgement that cannot be read
   counts as *not entailed*, and is counted: never a silent pass.
@@ -36,6 +37,7 @@ from ..types import GenParams, JudgePair, Passage
 from .prompts import vtg as P
 from .vtg_memory import Memory, doc_key
 from .vtg_remarks import capitalised, is_source_remark, strip_source_lead, without_citations
+from .vtg_simplify import simplify_halving
 from .vtg_trace import Tracer
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|Q\d+[.:]|Question\s*\d*[.:])\s*", re.IGNORECASE)
@@ -299,8 +301,10 @@ class Verifier:
         top = max((v[1] for v in verdicts if v[1] is not None), default=None)
         return {"mode": "per-document", "entailed": best is not None, "probability": top, "docs": len(view), "entailing": len(entailed)}, ([best] if best is not None else [])
 
-    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str, *, batch: bool = False) -> tuple[list[int], dict[str, Any]]:
-        """Each citation in turn is dropped when the others still entail the sentence (§2.3).
+    def simplify(self, memory: Memory, cited: Sequence[int], sentence: str, *, batch: bool = False, strategy: str = "greedy") -> tuple[list[int], dict[str, Any]]:
+        """Each citation in turn is dropped when the others still entail the sentence (§2.3); ``strategy="halving"``:
+        chunks of them dropped at once, halved while they cannot be (``vtg_simplify.simplify_halving``; the same
+        result under a monotone judge, fewer checks; ``batch`` does not apply to it).
 
         Sequentially (``batch=False``) that is one judge call per check, each check depending on the last. Batched,
         one call judges every check the sequential loop could make next with the citations kept so far (drop the
@@ -310,6 +314,8 @@ class Verifier:
         the citation left out, the verdict and its probability, in the loop's order) are the sequential loop's;
         ``speculative`` counts the checks a round judged after its removal, which the sequential loop never asks
         (the price of batching: judged, cached, not used), ``calls`` the judge calls made."""
+        if strategy == "halving":
+            return simplify_halving(self, memory, cited, sentence)
         kept = list(cited)
         removed: list[int] = []
         checked: list[dict[str, Any]] = []

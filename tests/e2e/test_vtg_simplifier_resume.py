@@ -1,0 +1,109 @@
+"""VTG's ``simplifier_strategy`` through ``vericite generate``: recorded in the manifest (and in the config only when
+given); a folder written with halving goes on halving when resumed, its answers those of a run made with halving
+throughout, and leaving the option out or changing it on ``--resume`` is refused in one line, as for any option
+given at the start (``repeat_overlap`` too); a folder written without it goes on with the strategy its manifest
+records (greedy before the option), whatever the default is now; a bad value is one line, not a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from vericite import registry
+from vericite.cli.main import cli
+
+from tests.support.ray_runs import without_timings
+from tests.support.vtg import DOCS, scripted
+
+ITEMS = [
+    {"question": q, "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}
+    for q in ("Which cities are capitals?", "Name two capitals.", "Which capitals are in Europe?")
+]  # fmt: skip
+
+
+@pytest.fixture
+def model():
+    """Paris cited wrongly ([2]): the memory verifier accepts the whole memory and the simplifier gets all four."""
+    registry.backends.register("vtg-simp", lambda arg, *, ctx, **o: scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"}), replace=True)
+    yield "vtg-simp"
+    registry.backends.unregister("vtg-simp")
+
+
+def generate(tmp_path, out, *extra, code=0):
+    data = tmp_path / "eli5_eval.json"
+    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    args = ["generate", "--method", "vtg", "--dataset", data, "--model", "vtg-simp", "--judge", "fake", "--k", 4,
+            "--docs-per-query", 1, "--trials", 0, "--out", tmp_path / out, "-q", "--no-cache", *extra]  # fmt: skip
+    r = CliRunner().invoke(cli, [str(a) for a in args])
+    assert r.exit_code == code, r.output
+    return r
+
+
+def samples(folder):
+    return without_timings((folder / "samples.jsonl").read_text(encoding="utf-8"))
+
+
+def manifest(folder):
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def strategies(folder):
+    return set().union(*(strategies_of(line) for line in (folder / "samples.jsonl").read_text().splitlines()))
+
+
+def strategies_of(line):
+    """The simplifier's ``strategy`` in an answer's traces (None: the greedy pass's trace, which has none)."""
+    return {t["simplifier"].get("strategy") for s in json.loads(line)["vtg"]["sentences"] for t in s["trials"] if t.get("simplifier")}
+
+
+HALVING = ("--method-arg", "simplifier_strategy=halving")
+
+
+def test_a_halving_folder_resumes_halving(tmp_path, model):
+    generate(tmp_path, "all", *HALVING)
+    generate(tmp_path, "part", *HALVING, "--limit", 1)
+    generate(tmp_path, "part", "--resume", *HALVING)
+    assert samples(tmp_path / "part") == samples(tmp_path / "all")
+    assert strategies(tmp_path / "part") == {"halving"}
+    m = manifest(tmp_path / "part")
+    assert m["simplifier_strategy"] == "halving" and m["config"]["simplifier_strategy"] == "halving"
+    # given at the start, it is part of the folder's config: left out or changed on --resume, refused (as repeat_overlap)
+    for other in ((), ("--method-arg", "simplifier_strategy=greedy")):
+        r = generate(tmp_path, "part", "--resume", *other, code=2)
+        assert "simplifier_strategy" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_a_folder_written_with_the_default_resumes_with_what_it_recorded(tmp_path, model):
+    generate(tmp_path, "part", "--limit", 1)
+    m = manifest(tmp_path / "part")
+    assert m["simplifier_strategy"] == "greedy" and "simplifier_strategy" not in m["config"]  # recorded only when given
+    m["simplifier_strategy"] = "halving"  # as if halving had been the default when it was written
+    (tmp_path / "part" / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    generate(tmp_path, "part", "--resume")  # the manifest's strategy, not today's default
+    assert manifest(tmp_path / "part")["simplifier_strategy"] == "halving"
+    lines = (tmp_path / "part" / "samples.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and [strategies_of(line) for line in lines] == [{None}, {"halving"}, {"halving"}]
+
+
+def test_a_folder_written_before_the_option_resumes_greedy(tmp_path, model):
+    generate(tmp_path, "greedy")
+    generate(tmp_path, "old", "--limit", 1)
+    m = manifest(tmp_path / "old")
+    assert m["simplifier_strategy"] == "greedy" and "simplifier_strategy" not in m["config"]  # recorded only when given
+    m.pop("simplifier_strategy")  # as a vericite before the option wrote it
+    (tmp_path / "old" / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    generate(tmp_path, "old", "--resume")
+    assert samples(tmp_path / "old") == samples(tmp_path / "greedy") and strategies(tmp_path / "old") == {None}
+    assert manifest(tmp_path / "old")["simplifier_strategy"] == "greedy"
+    r = generate(tmp_path, "old", "--resume", *HALVING, code=2)
+    assert "simplifier_strategy" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_a_bad_strategy_is_one_line(tmp_path, model):
+    r = generate(tmp_path, "bad", "--method-arg", "simplifier_strategy=binary", code=2)
+    assert "simplifier_strategy" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "bad" / "samples.jsonl").exists()
+    r = generate(tmp_path, "bad2", "--method-arg", "simplifier=halving", code=2)
+    assert "simplifier_strategy=halving" in r.output and len(r.output.strip().splitlines()) == 1
