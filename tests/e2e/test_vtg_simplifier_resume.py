@@ -1,7 +1,7 @@
 """VTG's ``simplifier_strategy`` through ``vericite generate``: recorded in the manifest (and in the config only when
 given); a folder written with halving goes on halving when resumed, its answers those of a run made with halving
-throughout, and leaving the option out or changing it on ``--resume`` is refused in one line, as for any option
-given at the start (``repeat_overlap`` too); a folder written without it goes on with the strategy its manifest
+throughout, leaving the option out on ``--resume`` goes on with the folder's (said in one line) and changing it is
+refused in one line, as for the other options VTG keeps on resume (``repeat_overlap`` too); a folder written without it goes on with the strategy its manifest
 records (greedy before the option), whatever the default is now; a bad value is one line, not a traceback."""
 
 from __future__ import annotations
@@ -69,10 +69,14 @@ def test_a_halving_folder_resumes_halving(tmp_path, model):
     assert strategies(tmp_path / "part") == {"halving"}
     m = manifest(tmp_path / "part")
     assert m["simplifier_strategy"] == "halving" and m["config"]["simplifier_strategy"] == "halving"
-    # given at the start, it is part of the folder's config: left out or changed on --resume, refused (as repeat_overlap)
-    for other in ((), ("--method-arg", "simplifier_strategy=greedy")):
-        r = generate(tmp_path, "part", "--resume", *other, code=2)
-        assert "simplifier_strategy" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    # given at the start, it is part of the folder's config: changed on --resume, refused (as repeat_overlap) ...
+    r = generate(tmp_path, "part", "--resume", "--method-arg", "simplifier_strategy=greedy", code=2)
+    assert "simplifier_strategy: 'halving' -> 'greedy'" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    # ... left out, the folder's, said in one line
+    generate(tmp_path, "left", *HALVING, "--limit", 1)
+    r = generate(tmp_path, "left", "--resume")
+    assert "with the folder's simplifier_strategy=halving" in r.output
+    assert samples(tmp_path / "left") == samples(tmp_path / "all") and manifest(tmp_path / "left")["config"]["simplifier_strategy"] == "halving"
 
 
 def test_a_folder_written_with_the_default_resumes_with_what_it_recorded(tmp_path, model):

@@ -133,7 +133,8 @@ class MethodOptions(Protocol):
     manifest)`` returns the options a folder being resumed sets where ``method_args`` leave them unset (VTG's
     ``repeat_overlap``: what the folder's manifest records, 1.0 for one written before the option): the method
     of ``generate --resume`` / ``run --resume`` is built with them, the config recorded is left as given
-    (``runs/loop.resumed_config``)."""
+    (``runs/loop.resumed_config``), but for one the folder's config holds (it was given to the folder): that is the
+    folder's value, recorded and said on stderr (``runs/loop.recorded_config``)."""
 
     options_model: type
 

@@ -157,7 +157,7 @@ def generate_pooled(
     from ..models import Closing
     from ..progress import progress_bar
     from ..protocols import Closeable, ManifestUpgrading, ProgressShowing, SamplesPrepared
-    from .loop import build_method, check_failures, check_samples, check_same_questions, close_after_run, in_a_row, questions_of, recorded_config, resumed_config, summarise
+    from .loop import build_method, check_failures, check_samples, check_same_questions, close_after_run, in_a_row, kept_options, questions_of, recorded_config, resumed_config, summarise
     from .rundir import RunDir
 
     samples = questions_of(cfg, out, samples)
@@ -187,6 +187,11 @@ def generate_pooled(
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
     upgrade = method.upgrade_manifest if isinstance(method, ManifestUpgrading) else None
     with RunDir.open(out, header, resume=resume, defaults=cfg.record_defaults(), check=same_questions, upgrade=upgrade) as run:
+        note = kept_options(cfg, header["config"], out)
+        if note:
+            from ..progress import warn
+
+            warn(note)
         todo = [s for s in samples if s.id not in run.done_ids]
         ck = Checkpoint(run.path, resume=resume)
         # outcomes of samples checkpointed by an earlier driver, whatever batch they were in

@@ -69,14 +69,16 @@ def run_method(
     max_consecutive_failures: int = 3,
     kind: str = "generate",
     defaults: Mapping[str, Any] | None = None,
+    note: str | None = None,
 ) -> dict[str, Any]:
     """Answer every sample of ``samples`` not answered yet in ``out`` with ``method``. ``config`` is recorded
     in the manifest (a resumed run must have the same, but for the keys ``RunDir`` lets change, and an option the
     folder's config lacks set at its default, ``defaults``); ``meter`` is
     the meter the method's backends report to (None: records keep the usage the method wrote). Returns the
     finished manifest; raises :class:`IncompleteRun` (after writing it) when more questions failed than
-    ``max_failures`` allows, or all did."""
-    from ..progress import progress_bar
+    ``max_failures`` allows, or all did. ``note``: a line said on stderr once the folder is open (a resume found
+    the same run: :func:`kept_options`)."""
+    from ..progress import progress_bar, warn
     from .rundir import RunDir
 
     header: dict[str, Any] = {"kind": kind, "config": dict(config)}
@@ -85,6 +87,8 @@ def run_method(
     same_questions = lambda run: check_same_questions(run, samples) if run.done_ids else None  # noqa: E731
     upgrade = method.upgrade_manifest if isinstance(method, ManifestUpgrading) else None
     with RunDir.open(out, header, resume=resume, defaults=defaults, check=same_questions, upgrade=upgrade) as run:
+        if note:
+            warn(note)
         todo = [s for s in samples if s.id not in run.done_ids]
         failures = consecutive = 0
         last_error = ""
@@ -298,7 +302,9 @@ def recorded_config(cfg: Any, out: str | Path, resume: bool) -> dict[str, Any]:
     given (``recorded_when_set``) that the folder's config does not hold is left out when its given value is the
     one the folder ran with (``resumed_options``), so giving it (``--method-arg repeat_overlap=1.0`` on a folder
     written before the option, or ``0.8`` on one written with that default) continues the folder as leaving it out
-    does; another value still differs, and ``--resume`` refuses it."""
+    does; another value still differs, and ``--resume`` refuses it. One the folder's config holds (it was given)
+    and ``cfg`` leaves unset is the folder's, when the method keeps it on resume (``resumed_options`` sets it to
+    that value): the folder goes on as it began, said in one line on stderr (:func:`kept_options`)."""
     config = cfg.record()
     hook = _resumed_hook(cfg)
     old = _folder_manifest(out) if resume and hook else None
@@ -307,14 +313,34 @@ def recorded_config(cfg: Any, out: str | Path, resume: bool) -> dict[str, Any]:
     from .config import method_options_model
 
     old_config = old.get("config") if isinstance(old.get("config"), dict) else {}
+    kept = hook(dict(cfg.method_args), old)  # what the method is built with where cfg leaves an option unset
     for key in getattr(method_options_model(cfg.method), "recorded_when_set", ()):
         given = cfg.method_args.get(key)
-        if given is None or key in old_config or key not in config:
+        if given is None:
+            if key in old_config and key not in config and key in kept and kept[key] == old_config[key]:
+                config[key] = old_config[key]  # given to the folder, left out now: the folder's, as the method is built
+            continue
+        if key in old_config or key not in config:
             continue
         unset = {k: v for k, v in cfg.method_args.items() if k != key}
         if hook(unset, old).get(key) == given:
             del config[key]
     return config
+
+
+def kept_options(cfg: Any, config: Mapping[str, Any], out: str | Path) -> str | None:
+    """The line a resume of ``out`` says on stderr once the folder is found the same (``run_method``'s ``note``):
+    which options it takes from the folder's config (:func:`recorded_config`: given to the folder, not to
+    ``cfg``); None when none."""
+    from .config import method_options_model
+
+    keys = [k for k in getattr(method_options_model(cfg.method), "recorded_when_set", ()) if cfg.method_args.get(k) is None and k in config]
+    return f"resuming {out} with the folder's " + ", ".join(f"{k}={_plain(config[k])}" for k in keys) if keys else None
+
+
+def _plain(value: Any) -> str:
+    """A config value as ``--method-arg`` gives it: true/false for a bool."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
@@ -390,6 +416,7 @@ def generate_run(
         return run_method(
             method, samples, out, config=config, meter=meter, resume=resume, progress=progress, on_record=on_record,
             max_failures=cfg.max_failures, max_consecutive_failures=max_consecutive_failures, defaults=cfg.record_defaults(),
+            note=kept_options(cfg, config, out),
         )
     finally:
         from ..models import Closing

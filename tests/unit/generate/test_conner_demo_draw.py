@@ -114,8 +114,9 @@ def test_a_resume_refusal_says_what_the_folder_ran_with_not_none(tmp_path, data)
     with pytest.raises(VericiteError, match=r"\(demo_draw: not recorded \(written before the option: the folder ran with 'run'\) -> 'dataset'\)"):
         run(data, tmp_path / "old", 8, resume=True, demo_draw="dataset")
     run(data, tmp_path / "given", 4, demo_draw="run")
-    with pytest.raises(VericiteError, match=r"\(demo_draw: 'run' -> not given\)"):
-        run(data, tmp_path / "given", 8, resume=True)
+    with pytest.raises(VericiteError, match=r"\(demo_draw: 'run' -> 'dataset'\)"):  # given: another value is refused
+        run(data, tmp_path / "given", 8, resume=True, demo_draw="dataset")
+    assert run(data, tmp_path / "given", 8, resume=True)[1]["config"]["demo_draw"] == "run"  # left out: the folder's
 
 
 def test_resumed_options_and_upgrade_manifest():
