@@ -160,3 +160,18 @@ def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None 
     if spec.endswith(".jsonl") or Path(spec).is_file():
         return list(read_samples_jsonl(spec, phrasing))
     return registry.create("datasets", spec).load(phrasing=phrasing, path=path)
+
+
+def reference_file(spec: str, path: str | Path | None = None) -> str | None:
+    """The file the reference passages of ``spec``'s questions are read from, as :func:`load_samples` reads them
+    with ``path`` (``--data-path``): a registered dataset's ``reference_file`` (``protocols.ReferenceProviding``;
+    nq-500: the questions' own file); None for a file of questions or a dataset without one."""
+    from ..protocols import ReferenceProviding
+
+    if ":" in spec and not Path(spec).is_file() and spec.split(":", 1)[0] in registry.registry_for("datasets"):
+        dataset = registry.create("datasets", spec)
+    elif spec.endswith((".json", ".jsonl")) or Path(spec).is_file() or registry.datasets.split(spec)[0] not in registry.datasets:
+        return None
+    else:
+        dataset = registry.create("datasets", spec)
+    return dataset.reference_file(path=path) if isinstance(dataset, ReferenceProviding) else None

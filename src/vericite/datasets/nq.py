@@ -74,6 +74,11 @@ class NQDataset:
     def corpus_file(self, **options: Any) -> str:
         return str(Path(self.path) if self.path else default_file())
 
+    def reference_file(self, *, path: str | Path | None = None) -> str:
+        """Where the gold passages of the questions :meth:`load` reads with ``path`` (``--data-path``) are: the same
+        file (``protocols.ReferenceProviding``)."""
+        return str(Path(path) if path else Path(self.path) if self.path else default_file())
+
 
 def from_spec(arg: str, *, ctx: Any, **options: Any) -> NQDataset:
     """Registry factory: ``nq-500`` (the shared data) or ``nq-500:<file>``."""

@@ -152,6 +152,7 @@ class ConnerKnowledge:
         self.progress = False  # the pool's scoring shows progress (show_progress: the run's setting)
         self.dialogue_queries = False  # some sample's query is a WoW dialogue history (check_samples)
         self.load_dataset: Any = None  # the run's whole dataset as it reads it (read_dataset_with), else the name's defaults
+        self.reference_file: str | None = None  # where the run's data has its gold passages (read_dataset_with)
 
     @property
     def q_know(self) -> Any:
@@ -166,7 +167,7 @@ class ConnerKnowledge:
         if self._passages is None and (sample.meta or {}).get("gold_document"):
             from ..datasets.nq import reference_passages
 
-            self._passages = reference_passages()
+            self._passages = reference_passages(self.reference_file)  # the run's file (read_dataset_with), else the default
         return reference_knowledge(sample, self._passages)
 
     def _demo_knowledge(self, sample: Sample) -> str:
@@ -215,8 +216,8 @@ class ConnerKnowledge:
     def prepared(self) -> dict[str, Any]:
         """What ``check_samples`` kept that the answers read (``protocols.SamplesPrepared``), for a pool's workers: the
         few-shot pool (the dataset's or the run's questions), or ``pool``'s drawn demonstrations in their order with
-        their Q_know scores (scored once, here)."""
-        return {"pool": self.pool if self._draws_demonstrations() else [], "demo_pool": self.demo_pool, "demo_scores": self.demo_scores}
+        their Q_know scores (scored once, here), and where the run's gold passages are (``reference_file``)."""
+        return {"pool": self.pool if self._draws_demonstrations() else [], "demo_pool": self.demo_pool, "demo_scores": self.demo_scores, "reference_file": self.reference_file}
 
     def _draws_demonstrations(self) -> bool:
         """Few-shot without ``pool``: each item's demonstrations drawn from ``self.pool`` (``demo_draw``)."""
@@ -225,10 +226,15 @@ class ConnerKnowledge:
 
     def use_prepared(self, state: Mapping[str, Any]) -> None:
         self.pool, self.demo_pool, self.demo_scores = list(state["pool"]), state["demo_pool"], list(state["demo_scores"])
+        if state.get("reference_file") != self.reference_file:  # source=reference, a demonstration: the run's passages
+            self.reference_file, self._passages = state.get("reference_file"), None
 
-    def read_dataset_with(self, load: Any) -> None:
-        """``load()``: the run's whole dataset as the run reads it (its phrasing, its ``data_path``; ``protocols.DatasetReading``)."""
+    def read_dataset_with(self, load: Any, reference_file: str | None = None) -> None:
+        """``load()``: the run's whole dataset as the run reads it (its phrasing, its ``data_path``; ``protocols.DatasetReading``);
+        ``reference_file``: where its gold passages are (NQ's: the run's own file), None: the shared default."""
         self.load_dataset = load
+        if reference_file != self.reference_file:
+            self.reference_file, self._passages = reference_file, None
 
     def _usable_questions(self, dataset: str) -> list[Sample]:
         """The questions of the whole dataset ``dataset`` (the same whatever ``--limit``) that have reference knowledge,

@@ -21,6 +21,6 @@ from __future__ import annotations
 from . import evidence, models, pipeline
 from .models import LLMBackend, NextTokenScorer, NextTokenUsage, ContinuationScorer, TokenSpanScorer, Tokenizer, CacheKeyed, Closeable, PairScorer, Embedder, QueryEmbedder
 from .evidence import KnowledgeGraph, DocumentStore, Retriever, CitationFormat, Judge, Configurable
-from .pipeline import Metric, AnswerScorer, PairedStatistics, FamilyFactory, Method, MethodOptions, SampleChecking, SamplesPrepared, DatasetReading, ManifestUpgrading, ProgressShowing, StepShowing, Summarising, Dataset, Demonstrating, CorpusProviding, Builder, Experiment, GenerationVarying, LevelSamples, Task, RecordReading, CorpusPreparing
+from .pipeline import Metric, AnswerScorer, PairedStatistics, FamilyFactory, Method, MethodOptions, SampleChecking, SamplesPrepared, DatasetReading, ReferenceProviding, ManifestUpgrading, ProgressShowing, StepShowing, Summarising, Dataset, Demonstrating, CorpusProviding, Builder, Experiment, GenerationVarying, LevelSamples, Task, RecordReading, CorpusPreparing
 
 __all__ = [*models.__all__, *evidence.__all__, *pipeline.__all__]

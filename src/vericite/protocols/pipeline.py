@@ -19,6 +19,7 @@ __all__ = [
     "SampleChecking",
     "SamplesPrepared",
     "DatasetReading",
+    "ReferenceProviding",
     "ManifestUpgrading",
     "Summarising",
     "StepShowing",
@@ -153,9 +154,10 @@ class DatasetReading(Protocol):
     (conner-knowledge's few-shot demonstrations: ``demo_draw=dataset``, ``pool``). Before ``check_samples`` the run
     gives it ``read_dataset_with(load)``: ``load()`` returns the dataset as the run reads its questions (the same
     loader, ``phrasing`` and ``data_path``, each id once, before ``--limit``), so a custom data file or the other
-    phrasing is what it reads, not the named dataset's defaults."""
+    phrasing is what it reads, not the named dataset's defaults. ``reference_file``: where the gold passages of
+    those questions are (``ReferenceProviding``, ``datasets.reference_file``), None for a dataset without."""
 
-    def read_dataset_with(self, load: Callable[[], Sequence[Sample]]) -> None: ...
+    def read_dataset_with(self, load: Callable[[], Sequence[Sample]], reference_file: str | None = None) -> None: ...
 
 
 @runtime_checkable
@@ -232,6 +234,16 @@ class CorpusProviding(Protocol):
     gold passages), as a file the document loaders read (``vericite docs index <dataset name>``)."""
 
     def corpus_file(self, **options: Any) -> str: ...
+
+
+@runtime_checkable
+class ReferenceProviding(Protocol):
+    """Capability of a Dataset whose questions name gold passages held in a file (``meta.gold_document``; ``nq-500``:
+    the questions' own file): ``reference_file(path=...)`` is where they are for the questions ``load(path=...)``
+    reads (``path``: ``--data-path``), so a method reading reference knowledge (conner-knowledge's ``source=reference``
+    and few-shot demonstrations) reads the run's file, not the default one (``runs/loop.check_samples``)."""
+
+    def reference_file(self, *, path: Any = None) -> str: ...
 
 
 @runtime_checkable

@@ -361,11 +361,12 @@ def load_questions(cfg: Any) -> tuple[list[Sample], list[dict[str, Any]]]:
 
 def check_samples(method: Any, samples: Sequence[Sample], cfg: Any) -> None:
     """The method's checks of the run's questions (``SampleChecking``), a method that reads the whole dataset
-    (``DatasetReading``) reading it as the run does: ``cfg``'s dataset, phrasing and ``data_path``, each id once."""
+    (``DatasetReading``) reading it as the run does: ``cfg``'s dataset, phrasing and ``data_path``, each id once,
+    and its gold passages where they are for that data (``datasets.reference_file``)."""
     if isinstance(method, DatasetReading):
-        from ..datasets import load_samples
+        from ..datasets import load_samples, reference_file
 
-        method.read_dataset_with(lambda: load_samples(cfg.dataset, cfg.phrasing, cfg.data_path, dropped=[]))
+        method.read_dataset_with(lambda: load_samples(cfg.dataset, cfg.phrasing, cfg.data_path, dropped=[]), reference_file(cfg.dataset, cfg.data_path))
     if isinstance(method, SampleChecking):
         method.check_samples(samples, cfg.dataset)
 
