@@ -311,19 +311,21 @@ def run_judge_eval(
     pair: id, gold label, the judgement) into ``out_dir``. ``progress`` receives the number of pairs just done.
 
     Besides the figures (module doc), results.json records what was measured (``kind`` "judge-eval",
-    ``vericite_version``, ``created``, ``config``, the judge's id, kind, version and options, and ``model``: its
-    model's identity with sha256, null for a judge without a model), bootstrap 95 % CIs over pairs (``ci``,
-    ``resamples`` and ``seed``), the ``confusion`` counts, and ``data_fit``: how many pairs the judge cannot judge
+    ``vericite_version``, ``created``, ``config``, ``data`` and its ``data_sha256``, the judge's id, kind, version
+    and options, and ``model``: its model's identity with sha256, null for a judge without a model), bootstrap
+    95 % CIs over pairs (``ci``, ``resamples`` and ``seed``), the ``confusion`` counts, and ``data_fit``: how many pairs the judge cannot judge
     by its nature, and why (the triple judge reads only "property: value" claims), which explains an
     ``unparseable`` share. A three-way judge on three-way gold labels adds ``three_way`` (``judges/meta_three.py``):
     three-class balanced accuracy, per-class F1 and confusion counts, each with its CI."""
     from .. import __version__
+    from ..paths import file_sha256
     from ..stats import DEFAULT_LEVEL
     from .meta_figures import confusion, data_fit, figure_cis, judge_identity
     from .meta_three import three_way_figures
 
     if pairs is None:
         pairs = load_pairs(data, limit)
+    data_sha256 = file_sha256(pairs.path)  # the bytes judged: two paths of one file compare alike (compare_judges)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ids = iter(pairs.pairs)
@@ -362,6 +364,7 @@ def run_judge_eval(
             "confusion": confusion(golds, judged, figures["threshold"]),
             "data_fit": data_fit(judge, pairs.pairs),
             "data": str(pairs.path),
+            "data_sha256": data_sha256,
             "limit": limit,
             "bad_lines": len(pairs.bad_lines),
             "bad_line_examples": [{"line": n, "reason": r} for n, r in pairs.bad_lines[:20]],

@@ -13,8 +13,10 @@ Refused, in one line: a judge-eval of another task (alce-human, caqa), a folder 
 unreadable or no longer gives its results.json's balanced accuracy, pair ids that differ (unless ``intersect``),
 and a pair id whose gold label or claim differs, or whose evidence does (unless ``same_questions``: then the
 output says in how many). Judgements without unique ids (data without an ``id`` field) are paired by line.
-Listed under the differences: the judge, its model, a calibration, the threshold and the data file, two recorded
-paths that name one file (a relative and an absolute one, :func:`same_data`) not a difference.
+Listed under the differences: the judge, its model, a calibration, the threshold and the data file, known by the
+sha256 both record (:func:`same_data`: two paths of the same bytes are not a difference, one path whose bytes changed
+is), else by its path (results written before the hash: two paths that name one file, a relative and an absolute
+one, not a difference).
 """
 
 from __future__ import annotations
@@ -243,7 +245,7 @@ def compare_judge_evals(
                     "paired_by": "line" if by_line else "id",
                     **({"same_questions": True, "evidence": "evidence", "evidence_differs": len(evidence_differs)} if same_questions else {})},  # fmt: skip
         "bootstrap": {"resamples": resamples, "permutations": resamples, "seed": seed, "ci_level": DEFAULT_LEVEL, "ci": CI, "p_value": P_VALUE},
-        "differences": [{"what": w, "a": _get(a.results, p), "b": _get(b.results, p)} for w, p in SHOWN if not _same(w, _get(a.results, p), _get(b.results, p))],
+        "differences": [_difference(w, a.results, b.results, p) for w, p in SHOWN if not _same(w, a.results, b.results, p)],
         "metrics": metrics,
         "agreement": agreement,
     }
@@ -266,11 +268,20 @@ def notes(cmp: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def same_data(x: Any, y: Any) -> bool:
-    """Whether two judge-evals' recorded ``data`` name one file: the same text, or the same path once resolved (a
-    relative one from the current folder, where judge-eval read it from its own; ``~`` expanded, symlinks followed),
-    or two paths of one existing file (``os.path.samefile``). judge-eval records the path as given, no hash of the
-    file; a relative path that resolves elsewhere from here is listed as a difference, as two files are."""
+def same_data(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two judge-evals' results.json judged one data file: by the sha256 of its bytes when both record one
+    (``data_sha256``: two paths of the same bytes are one file, one path whose bytes changed between the runs is two),
+    else by the paths they record (:func:`same_path`: results written before the hash was recorded)."""
+    ha, hb = a.get("data_sha256"), b.get("data_sha256")
+    if isinstance(ha, str) and isinstance(hb, str) and ha and hb:
+        return ha == hb
+    return same_path(a.get("data"), b.get("data"))
+
+
+def same_path(x: Any, y: Any) -> bool:
+    """Whether two recorded data paths name one file: the same text, or the same path once resolved (a relative one
+    from the current folder, where judge-eval read it from its own; ``~`` expanded, symlinks followed), or two paths
+    of one existing file (``os.path.samefile``); a relative path that resolves elsewhere from here is another file."""
     if x == y:
         return True
     if not (isinstance(x, str) and isinstance(y, str) and x and y):
@@ -282,8 +293,16 @@ def same_data(x: Any, y: Any) -> bool:
         return False
 
 
-def _same(what: str, x: Any, y: Any) -> bool:
-    return same_data(x, y) if what == "data" else x == y
+def _same(what: str, a: Mapping[str, Any], b: Mapping[str, Any], path: Sequence[str]) -> bool:
+    return same_data(a, b) if what == "data" else _get(a, path) == _get(b, path)
+
+
+def _difference(what: str, a: Mapping[str, Any], b: Mapping[str, Any], path: Sequence[str]) -> dict[str, Any]:
+    """A listed difference: each side's value; for the data, a path with its sha256 when the two paths read alike."""
+    x, y = _get(a, path), _get(b, path)
+    if what == "data" and x == y and isinstance(a.get("data_sha256"), str) and isinstance(b.get("data_sha256"), str):
+        x, y = f"{x} (sha256 {a['data_sha256'][:12]})", f"{y} (sha256 {b['data_sha256'][:12]})"  # the file changed between the runs
+    return {"what": what, "a": x, "b": y}
 
 
 def _get(d: Any, path: Sequence[str]) -> Any:
@@ -296,4 +315,4 @@ def _identity(run: JudgedRun) -> dict[str, Any]:
     r = run.results
     return {"path": str(run.path), "kind": JUDGE_EVAL, "created": r.get("created"), "judge": r.get("judge"),
             "judge_kind": r.get("judge_kind"), "model": r.get("model"), "threshold": run.threshold, "three_way": run.three_way,
-            "data": r.get("data"), "samples": len(run.lines)}  # fmt: skip
+            "data": r.get("data"), "data_sha256": r.get("data_sha256"), "samples": len(run.lines)}  # fmt: skip

@@ -82,7 +82,7 @@ def test_each_side_is_judge_evals_own_figures_and_the_difference_b_minus_a(tmp_p
     assert [r["id"] for r in rows] == sorted(f"p{i}" for i in range(12))
     p9 = next(r for r in rows if r["id"] == "p9")
     assert p9["output_a"] == "abstained (unparseable)" and p9["metrics"]["correct_3way"] == {"a": 0.0, "b": 1.0, "diff": 1.0}
-    assert {d["what"] for d in cmp["differences"]} >= {"judge", "data"}
+    assert [d["what"] for d in cmp["differences"]] == ["judge"]  # a.jsonl and b.jsonl: the same bytes, the same data
 
 
 def test_ci_and_p_are_those_of_the_shared_paired_helpers(tmp_path):
@@ -199,7 +199,7 @@ def test_a_judge_eval_and_an_evaluation_are_refused_in_one_line(tmp_path):
 def test_one_data_file_named_by_a_relative_and_an_absolute_path_is_no_difference(tmp_path, monkeypatch):
     """judge-eval records the data path as given: run from the data's folder with ``pairs.jsonl`` and from anywhere
     with its absolute path, the two runs judged one file, and compare (from the data's folder) does not list it;
-    two files, even of the same pairs, are still listed, in compare.json and on the command's ``differs`` lines."""
+    another file is still listed, in compare.json and on the command's ``differs`` lines."""
     path = data(tmp_path)
     monkeypatch.chdir(tmp_path)
     run_judge_eval(ListJudge("a", SAID_A), "pairs.jsonl", tmp_path / "a", resamples=50)
@@ -212,12 +212,54 @@ def test_one_data_file_named_by_a_relative_and_an_absolute_path_is_no_difference
     assert r.exit_code == 0, r.output
     assert "differs: judge:" in r.output and "differs: data" not in r.output
 
+    other = data(tmp_path, name="other.jsonl", evidence="other evidence {i}")  # another file of other bytes
+    run_judge_eval(ListJudge("b", SAID_B), str(other), tmp_path / "c", resamples=50)
+    cmp, _ = compare_judge_evals(a, load_judge_eval(tmp_path / "c"), resamples=0, same_questions=True)
+    assert {"what": "data", "a": "pairs.jsonl", "b": str(other)} in cmp["differences"]
+    r = CliRunner().invoke(cli, ["compare", "a", "c", "--resamples", "0", "--same-questions"])
+    assert r.exit_code == 0 and f"differs: data: A pairs.jsonl / B {other}" in r.output, r.output
+
+
+def without_hash(folder: Path) -> None:
+    """``folder``'s results.json as judge-eval wrote it before it recorded ``data_sha256``."""
+    path = folder / "results.json"
+    results = json.loads(path.read_text())
+    del results["data_sha256"]
+    path.write_text(json.dumps(results))
+
+
+def test_the_data_is_known_by_its_sha256_else_by_its_path(tmp_path, monkeypatch):
+    """judge-eval records the data file's sha256: a copy of the same bytes elsewhere is the same data, one path whose
+    file changed between the two runs is not (listed with each side's sha256); results without the hash (written
+    before it) are compared by path, a copy then listed and a relative path compared from the current folder."""
+    path = data(tmp_path)
     copy = data(tmp_path, name="copy.jsonl")  # the same pairs in another file
-    run_judge_eval(ListJudge("b", SAID_B), str(copy), tmp_path / "c", resamples=50)
-    cmp, _ = compare_judge_evals(a, load_judge_eval(tmp_path / "c"), resamples=0)
-    assert {"what": "data", "a": "pairs.jsonl", "b": str(copy)} in cmp["differences"]
-    r = CliRunner().invoke(cli, ["compare", "a", "c", "--resamples", "0"])
-    assert r.exit_code == 0 and f"differs: data: A pairs.jsonl / B {copy}" in r.output, r.output
-    monkeypatch.chdir(tmp_path / "a")  # from elsewhere, the relative path names another (absent) file: listed
+    run_judge_eval(ListJudge("a", SAID_A), str(path), tmp_path / "a", resamples=0)
+    run_judge_eval(ListJudge("b", SAID_B), str(copy), tmp_path / "b", resamples=0)
+    a, b = load_judge_eval(tmp_path / "a"), load_judge_eval(tmp_path / "b")
+    from vericite.paths import file_sha256
+
+    assert a.results["data_sha256"] == b.results["data_sha256"] == file_sha256(path)
     cmp, _ = compare_judge_evals(a, b, resamples=0)
-    assert "data" in [d["what"] for d in cmp["differences"]]
+    assert [d["what"] for d in cmp["differences"]] == ["judge"] and cmp["b"]["data_sha256"] == file_sha256(copy)
+
+    data(tmp_path, evidence="changed evidence {i}")  # the file edited in place: the same path, other bytes
+    run_judge_eval(ListJudge("c", SAID_B), str(path), tmp_path / "c", resamples=0)
+    c = load_judge_eval(tmp_path / "c")
+    cmp, _ = compare_judge_evals(a, c, resamples=0, same_questions=True)
+    (diff,) = [d for d in cmp["differences"] if d["what"] == "data"]
+    assert diff["a"] == f"{path} (sha256 {a.results['data_sha256'][:12]})" and diff["b"] == f"{path} (sha256 {c.results['data_sha256'][:12]})"
+    assert diff["a"] != diff["b"]
+
+    for folder in ("a", "b", "c"):  # written before the hash: by path
+        without_hash(tmp_path / folder)
+    a, b, c = (load_judge_eval(tmp_path / f) for f in ("a", "b", "c"))
+    assert "data" in [d["what"] for d in compare_judge_evals(a, b, resamples=0)[0]["differences"]]  # a copy: another path
+    assert "data" not in [d["what"] for d in compare_judge_evals(a, c, resamples=0, same_questions=True)[0]["differences"]]  # one path
+    monkeypatch.chdir(tmp_path)
+    rel = json.loads((tmp_path / "b" / "results.json").read_text())
+    rel["data"] = "pairs.jsonl"  # a relative path naming a's file from here, no hash: the same data
+    (tmp_path / "b" / "results.json").write_text(json.dumps(rel))
+    assert "data" not in [d["what"] for d in compare_judge_evals(a, load_judge_eval(tmp_path / "b"), resamples=0)[0]["differences"]]
+    monkeypatch.chdir(tmp_path / "a")  # from elsewhere, the relative path names another (absent) file: listed
+    assert "data" in [d["what"] for d in compare_judge_evals(a, load_judge_eval(tmp_path / "b"), resamples=0)[0]["differences"]]
