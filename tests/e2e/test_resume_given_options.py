@@ -5,54 +5,29 @@ to ``--resume`` is refused in one line, the folder untouched."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from vericite import registry
-from vericite.cli.main import cli
 from vericite.models.fake import FakeBackend
 from vericite.runs.config import GenerateConfig
 from vericite.runs.distributed import generate_pooled
 from vericite.runs.loop import generate_run
 from vericite.types import Sample
 
-from tests.support.ray_runs import without_timings
-from tests.support.vtg import DOCS, scripted, vtg_experiment_config
+from tests.support.vtg_cli import level_configs, registered, repeating, samples, write_items
+from tests.support.vtg_cli import generate as vtg_generate
+from tests.support.vtg_cli import run as run_cli
 
-PARIS, PARIS_AGAIN, ROME = "Paris is the capital of France.", "The capital of France is Paris.", "Rome is the capital of Italy."
-ITEMS = [
-    {"question": q, "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}
-    for q in ("Which cities are capitals?", "Name two capitals.", "Which capitals are in Europe?")
-]  # fmt: skip
 EXACT = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "strip_preamble=false")  # not the defaults (0.8, true)
-
-
-def repeating():
-    """Paris, Paris again in other words (a near repeat under the default 0.8, not under 1.0), Rome."""
-    return scripted([PARIS, PARIS_AGAIN, ROME], cites={"Rome": "title:Rome"})
+generate = functools.partial(vtg_generate, model="vtg-given")
 
 
 @pytest.fixture
 def model():
-    registry.backends.register("vtg-given", lambda arg, *, ctx, **o: repeating(), replace=True)
-    yield "vtg-given"
-    registry.backends.unregister("vtg-given")
-
-
-def generate(tmp_path, out, *extra, code=0):
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    args = ["generate", "--method", "vtg", "--dataset", data, "--model", "vtg-given", "--judge", "fake", "--k", 4,
-            "--docs-per-query", 1, "--trials", 0, "--out", tmp_path / out, "-q", "--no-cache", *extra]  # fmt: skip
-    r = CliRunner().invoke(cli, [str(a) for a in args])
-    assert r.exit_code == code, r.output
-    return r
-
-
-def samples(folder):
-    return without_timings((folder / "samples.jsonl").read_text(encoding="utf-8"))
+    with registered("vtg-given", repeating) as name:
+        yield name
 
 
 def files(folder):
@@ -76,8 +51,7 @@ def test_a_vtg_folder_given_options_resumes_with_them_when_they_are_left_out(tmp
 
 
 def test_a_pool_resumes_a_given_option_left_out(tmp_path, model, capsys):
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    data = write_items(tmp_path)
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
     given = GenerateConfig(dataset=str(data), method="vtg", model="vtg-given", cache=False, method_args={**args, "repeat_overlap": 1.0})
     pool = {"ray": None, "workers": 2, "backend_factory": repeating, "progress": False, "batch_size": 1}
@@ -90,17 +64,8 @@ def test_a_pool_resumes_a_given_option_left_out(tmp_path, model, capsys):
 
 
 def test_run_resumes_levels_given_an_option_the_config_now_leaves_out(tmp_path, model):
-    exact = vtg_experiment_config(tmp_path, ITEMS, "vtg-given", "vtg-ablation", "levels: [0, 3]\n")
-    text = exact.read_text().replace("trials: 1, verifier_judge: fake}", "trials: 0, verifier_judge: fake, k: 4}").replace("{k: 2, ", "{")
-    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0,"), encoding="utf-8")
-    plain = tmp_path / "plain.yaml"
-    plain.write_text(text, encoding="utf-8")
-
-    def run(cfg, out, *extra):
-        r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / out), "--no-cache", "-q", *extra])
-        assert r.exit_code == 0, r.output
-        return r
-
+    exact, plain = level_configs(tmp_path, "vtg-given", "repeat_overlap: 1.0,")
+    run = functools.partial(run_cli, tmp_path)
     run(exact, "exact")
     run(exact, "given", "--limit", "1")
     assert "with the folder's repeat_overlap=1.0" in run(plain, "given", "--resume").output

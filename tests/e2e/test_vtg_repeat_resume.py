@@ -7,22 +7,15 @@ for ``repeat_retries`` and ``short_retries`` (0 for a folder written before them
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from vericite import registry
-from vericite.cli.main import cli
-
-from tests.support.ray_runs import without_timings
-from tests.support.vtg import DOCS, REMARK_MANGLED, leading, remarking, restating, saying, scripted, vtg_experiment_config
-
-PARIS, PARIS_AGAIN, ROME = "Paris is the capital of France.", "The capital of France is Paris.", "Rome is the capital of Italy."
-ITEMS = [
-    {"question": q, "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}
-    for q in ("Which cities are capitals?", "Name two capitals.", "Which capitals are in Europe?")
-]  # fmt: skip
+from tests.support.vtg import PARIS, PARIS_AGAIN, REMARK_MANGLED, leading, remarking, restating, saying
+from tests.support.vtg_cli import level_configs, manifest_of, records_of, registered, repeating, samples, write_items
+from tests.support.vtg_cli import generate as vtg_generate
+from tests.support.vtg_cli import run as run_cli
 
 
 #: what a vericite before the options did: exact repeats only, no retry
@@ -30,26 +23,20 @@ OLD_RULES = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "repeat_retri
              "--method-arg", "strip_source_leads=false", "--method-arg", "drop_source_remarks=false", "--method-arg", "tidy_citations=false")  # fmt: skip
 
 
-def repeating():
-    """Paris, Paris again in other words (a near repeat), Rome."""
-    return scripted([PARIS, PARIS_AGAIN, ROME], cites={"Rome": "title:Rome"})
-
-
 @pytest.fixture
 def model():
-    registry.backends.register("vtg-repeats", lambda arg, *, ctx, **o: repeating(), replace=True)
-    yield "vtg-repeats"
-    registry.backends.unregister("vtg-repeats")
+    with registered("vtg-repeats", repeating) as name:
+        yield name
 
 
-def generate(tmp_path, out, *extra, code=0, model="vtg-repeats"):
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    args = ["generate", "--method", "vtg", "--dataset", data, "--model", model, "--judge", "fake", "--k", 4,
-            "--docs-per-query", 1, "--trials", 0, "--out", tmp_path / out, "-q", "--no-cache", *extra]  # fmt: skip
-    r = CliRunner().invoke(cli, [str(a) for a in args])
-    assert r.exit_code == code, r.output
-    return r
+generate = functools.partial(vtg_generate, model="vtg-repeats")
+
+
+def resumed_new(tmp_path, *extra, model):
+    """A new folder ``new`` (``extra`` given) written one answer at a time then resumed: its answers."""
+    generate(tmp_path, "new", *extra, "--limit", 1, model=model)
+    generate(tmp_path, "new", *extra, "--resume", model=model)
+    return records_of(tmp_path / "new")
 
 
 def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations")):
@@ -63,10 +50,6 @@ def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "shor
     path.write_text(json.dumps(m), encoding="utf-8")
 
 
-def samples(folder):
-    return without_timings((folder / "samples.jsonl").read_text(encoding="utf-8"))
-
-
 def test_a_folder_written_before_the_option_resumes_with_the_exact_rule(tmp_path, model):
     generate(tmp_path, "exact", *OLD_RULES)  # the exact rule throughout
     generate(tmp_path, "old", *OLD_RULES, "--limit", 1)  # what the old code wrote ...
@@ -75,7 +58,7 @@ def test_a_folder_written_before_the_option_resumes_with_the_exact_rule(tmp_path
     generate(tmp_path, "old", "--resume")  # the manifest now records 1.0: still the same run
     assert samples(tmp_path / "old") == samples(tmp_path / "exact")
     assert "The capital of France is Paris [1]." in samples(tmp_path / "old") and "near_repeated_sentence" not in samples(tmp_path / "old")
-    manifest = json.loads((tmp_path / "old" / "manifest.json").read_text())
+    manifest = manifest_of(tmp_path / "old")
     assert manifest["repeat_overlap"] == 1.0 and "repeat_overlap" not in manifest["config"]  # the config as given
     r = generate(tmp_path, "old", "--resume", "--method-arg", "repeat_overlap=0.8", code=2)
     assert "repeat_overlap" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
@@ -83,10 +66,10 @@ def test_a_folder_written_before_the_option_resumes_with_the_exact_rule(tmp_path
 
 def test_a_new_folder_uses_and_keeps_the_default(tmp_path, model):
     generate(tmp_path, "new", "--limit", 1)
-    manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
+    manifest = manifest_of(tmp_path / "new")
     assert manifest["repeat_overlap"] == 0.8 and "repeat_overlap" not in manifest["config"]
     generate(tmp_path, "new", "--resume")
-    records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+    records = records_of(tmp_path / "new")
     assert [r["output"] for r in records] == ["Paris is the capital of France [1]."] * 3  # the near repeat skipped, then the end
     assert all(r["vtg"]["problems"]["near_repeated_sentence"] == 1 and r["vtg"]["end"] == "repeated" for r in records)
     r = generate(tmp_path, "new", "--resume", "--method-arg", "repeat_overlap=1.0", code=2)
@@ -97,8 +80,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
     from vericite.runs.config import GenerateConfig
     from vericite.runs.distributed import generate_pooled
 
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
+    data = write_items(tmp_path)
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
     exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False})
     generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
@@ -110,17 +92,9 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
 
 
 def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, model):
-    levels = "levels: [0, 3]\n"
-    exact = vtg_experiment_config(tmp_path, ITEMS, "vtg-repeats", "vtg-ablation", levels)
-    text = exact.read_text().replace("trials: 1, verifier_judge: fake}", "trials: 0, verifier_judge: fake, k: 4}").replace("{k: 2, ", "{")
-    exact.write_text(text.replace("verifier_judge: fake,", "verifier_judge: fake, repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false, strip_source_leads: false, drop_source_remarks: false, tidy_citations: false,"), encoding="utf-8")
-    plain = tmp_path / "plain.yaml"
-    plain.write_text(text, encoding="utf-8")
-
-    def run(cfg, out, *extra):
-        r = CliRunner().invoke(cli, ["run", str(cfg), "-o", str(tmp_path / out), "--no-cache", "-q", *extra])
-        assert r.exit_code == 0, r.output
-
+    given = "repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false, strip_source_leads: false, drop_source_remarks: false, tidy_citations: false,"
+    exact, plain = level_configs(tmp_path, "vtg-repeats", given)
+    run = functools.partial(run_cli, tmp_path)
     run(exact, "exact")
     run(exact, "old", "--limit", "1")
     for level in (0, 3):
@@ -140,13 +114,13 @@ def test_giving_the_value_a_folder_ran_with_continues_it(tmp_path, model):
     as_before_the_option(tmp_path / "old")
     generate(tmp_path, "old", "--resume", "--method-arg", "repeat_overlap=1.0")
     assert samples(tmp_path / "old") == samples(tmp_path / "exact")
-    assert "repeat_overlap" not in json.loads((tmp_path / "old" / "manifest.json").read_text())["config"]
+    assert "repeat_overlap" not in manifest_of(tmp_path / "old")["config"]
 
     generate(tmp_path, "default", "--limit", 3)
     generate(tmp_path, "new", "--limit", 1)
     generate(tmp_path, "new", "--resume", "--method-arg", "repeat_overlap=0.8")
     assert samples(tmp_path / "new") == samples(tmp_path / "default")
-    manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
+    manifest = manifest_of(tmp_path / "new")
     assert manifest["repeat_overlap"] == 0.8 and "repeat_overlap" not in manifest["config"]
 
 
@@ -157,9 +131,8 @@ def test_a_folder_written_before_repeat_retries_resumes_without_them(tmp_path):
     """A model that restates Paris on each sentence's first draw and writes the next when drawn again: a new folder
     (``min_sentences=3``) retries and has three sentences; one written before ``repeat_retries`` (its manifest
     records ``repeat_overlap`` 0.8 and no retries) goes on ending after Paris, as it began."""
-    backend = lambda arg, *, ctx, **o: restating([PARIS, *ROME_THEN_BERLIN], PARIS_AGAIN, {"Rome": "title:Rome", "Berlin": "title:Berlin"})  # noqa: E731
-    registry.backends.register("vtg-restating", backend, replace=True)
-    try:
+    backend = lambda: restating([PARIS, *ROME_THEN_BERLIN], PARIS_AGAIN, {"Rome": "title:Rome", "Berlin": "title:Berlin"})  # noqa: E731
+    with registered("vtg-restating", backend):
         three = ("--method-arg", "min_sentences=3")
         no_retry = ("--method-arg", "repeat_retries=0", "--method-arg", "short_retries=0")
         generate(tmp_path, "none", *three, *no_retry, model="vtg-restating")  # no retry throughout
@@ -167,19 +140,15 @@ def test_a_folder_written_before_repeat_retries_resumes_without_them(tmp_path):
         as_before_the_option(tmp_path / "old", ("repeat_retries", "short_retries"))
         generate(tmp_path, "old", *three, "--resume", model="vtg-restating")
         assert samples(tmp_path / "old") == samples(tmp_path / "none")
-        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        records = records_of(tmp_path / "old")
         assert [r["output"] for r in records] == ["Paris is the capital of France [1]."] * 3 and "short_answer" not in records[0]["vtg"]["problems"]
-        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["repeat_retries"] == 0
+        assert manifest_of(tmp_path / "old")["repeat_retries"] == 0
         r = generate(tmp_path, "old", *three, "--resume", "--method-arg", "repeat_retries=2", code=2, model="vtg-restating")
         assert "repeat_retries" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
-        generate(tmp_path, "new", *three, "--limit", 1, model="vtg-restating")
-        generate(tmp_path, "new", *three, "--resume", model="vtg-restating")
-        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        records = resumed_new(tmp_path, *three, model="vtg-restating")
         assert all(r["output"].count("[") == 3 and r["vtg"]["problems"]["repeat_retries"] == 2 for r in records)
-        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["repeat_retries"] == 2
-    finally:
-        registry.backends.unregister("vtg-restating")
+        assert manifest_of(tmp_path / "new")["repeat_retries"] == 2
 
 
 ECHO = "The answer so far already answers the question completely. End."
@@ -189,108 +158,88 @@ def test_a_folder_written_before_short_retries_resumes_without_them(tmp_path):
     """A model that echoes the prompt on each sentence's first draw and writes the next when drawn again: a new
     folder (``min_sentences=3``) draws the echo again and has three sentences; one written before ``short_retries``
     (its manifest records ``repeat_retries`` and no ``short_retries``) goes on ending after Paris, as it began."""
-    backend = lambda arg, *, ctx, **o: restating([PARIS, *ROME_THEN_BERLIN], ECHO, {"Rome": "title:Rome", "Berlin": "title:Berlin"})  # noqa: E731
-    registry.backends.register("vtg-echoing", backend, replace=True)
-    try:
+    backend = lambda: restating([PARIS, *ROME_THEN_BERLIN], ECHO, {"Rome": "title:Rome", "Berlin": "title:Berlin"})  # noqa: E731
+    with registered("vtg-echoing", backend):
         three = ("--method-arg", "min_sentences=3")
         generate(tmp_path, "none", *three, "--method-arg", "short_retries=0", model="vtg-echoing")  # no retry throughout
         generate(tmp_path, "old", *three, "--method-arg", "short_retries=0", "--limit", 1, model="vtg-echoing")
         as_before_the_option(tmp_path / "old", ("short_retries",))
         generate(tmp_path, "old", *three, "--resume", model="vtg-echoing")
         assert samples(tmp_path / "old") == samples(tmp_path / "none")
-        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        records = records_of(tmp_path / "old")
         assert [r["output"] for r in records] == ["Paris is the capital of France [1]."] * 3 and "prompt_echo_retries" not in records[0]["vtg"]["problems"]
-        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["short_retries"] == 0
+        assert manifest_of(tmp_path / "old")["short_retries"] == 0
         r = generate(tmp_path, "old", *three, "--resume", "--method-arg", "short_retries=2", code=2, model="vtg-echoing")
         assert "short_retries" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
-        generate(tmp_path, "new", *three, "--limit", 1, model="vtg-echoing")
-        generate(tmp_path, "new", *three, "--resume", model="vtg-echoing")
-        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        records = resumed_new(tmp_path, *three, model="vtg-echoing")
         assert all(r["output"].count("[") == 3 and r["vtg"]["problems"]["prompt_echo_retries"] == 2 for r in records)
-        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["short_retries"] == 2
-    finally:
-        registry.backends.unregister("vtg-echoing")
+        assert manifest_of(tmp_path / "new")["short_retries"] == 2
 
 
 def test_a_folder_written_before_strip_preamble_resumes_without_it(tmp_path):
     """A model that opens its sentences with "Based on the provided search results,": a folder written before
     ``strip_preamble`` goes on keeping the phrase, as it began; a new folder cuts it."""
-    registry.backends.register("vtg-saying", lambda arg, *, ctx, **o: saying(), replace=True)
-    try:
+    with registered("vtg-saying", saying):
         generate(tmp_path, "none", "--method-arg", "strip_preamble=false", model="vtg-saying")
         generate(tmp_path, "old", "--method-arg", "strip_preamble=false", "--limit", 1, model="vtg-saying")
         as_before_the_option(tmp_path / "old", ("strip_preamble",))
         generate(tmp_path, "old", "--resume", model="vtg-saying")
         assert samples(tmp_path / "old") == samples(tmp_path / "none")
-        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        records = records_of(tmp_path / "old")
         assert all(r["output"].startswith("Based on the provided search results,") for r in records)
-        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["strip_preamble"] is False
+        assert manifest_of(tmp_path / "old")["strip_preamble"] is False
         r = generate(tmp_path, "old", "--resume", "--method-arg", "strip_preamble=true", code=2, model="vtg-saying")
         assert "strip_preamble" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
-        generate(tmp_path, "new", "--limit", 1, model="vtg-saying")
-        generate(tmp_path, "new", "--resume", model="vtg-saying")
-        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        records = resumed_new(tmp_path, model="vtg-saying")
         assert all(r["output"].startswith("Paris is the capital of France") and r["vtg"]["problems"]["preamble_stripped"] == 2 for r in records)
-        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["strip_preamble"] is True
-    finally:
-        registry.backends.unregister("vtg-saying")
+        assert manifest_of(tmp_path / "new")["strip_preamble"] is True
 
 
 def test_a_folder_written_before_drop_source_remarks_resumes_keeping_them(tmp_path):
     """A model that writes "This information can be found in documents [1], [2], and [3].": a folder written before
     ``drop_source_remarks`` and ``tidy_citations`` goes on keeping it as ALCE's removal leaves it, as it began; a new
     folder drops it."""
-    registry.backends.register("vtg-remarking", lambda arg, *, ctx, **o: remarking(), replace=True)
     old = ("--method-arg", "drop_source_remarks=false", "--method-arg", "tidy_citations=false")
-    try:
+    with registered("vtg-remarking", remarking):
         generate(tmp_path, "none", *old, model="vtg-remarking")
         generate(tmp_path, "old", *old, "--limit", 1, model="vtg-remarking")
         as_before_the_option(tmp_path / "old", ("drop_source_remarks", "tidy_citations"))
         generate(tmp_path, "old", "--resume", model="vtg-remarking")
         assert samples(tmp_path / "old") == samples(tmp_path / "none")
-        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        records = records_of(tmp_path / "old")
         assert all(REMARK_MANGLED[:-1] in r["output"] for r in records) and len(records) == 3
-        manifest = json.loads((tmp_path / "old" / "manifest.json").read_text())
+        manifest = manifest_of(tmp_path / "old")
         assert manifest["drop_source_remarks"] is False and manifest["tidy_citations"] is False
         for key in ("drop_source_remarks", "tidy_citations"):
             r = generate(tmp_path, "old", "--resume", "--method-arg", f"{key}=true", code=2, model="vtg-remarking")
             assert key in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
-        generate(tmp_path, "new", "--limit", 1, model="vtg-remarking")
-        generate(tmp_path, "new", "--resume", model="vtg-remarking")
-        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        records = resumed_new(tmp_path, model="vtg-remarking")
         assert [r["output"] for r in records] == ["Paris is the capital of France [1]. Rome is the capital of Italy [3]."] * 3
         assert all(r["vtg"]["problems"]["source_remark_dropped"] == 2 for r in records)
-        manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
+        manifest = manifest_of(tmp_path / "new")
         assert manifest["drop_source_remarks"] is True and manifest["tidy_citations"] is True
-    finally:
-        registry.backends.unregister("vtg-remarking")
 
 
 def test_a_folder_written_before_strip_source_leads_resumes_keeping_them(tmp_path):
     """A model that opens its sentences with "Document [1] mentions that": a folder written before
     ``strip_source_leads`` (its manifest records ``strip_preamble: true``, which never cut such a lead) goes on
     keeping the lead as its markers' removal leaves it, as it began; a new folder cuts it."""
-    registry.backends.register("vtg-leading", lambda arg, *, ctx, **o: leading(), replace=True)
-    try:
+    with registered("vtg-leading", leading):
         generate(tmp_path, "none", "--method-arg", "strip_source_leads=false", model="vtg-leading")
         generate(tmp_path, "old", "--method-arg", "strip_source_leads=false", "--limit", 1, model="vtg-leading")
         as_before_the_option(tmp_path / "old", ("strip_source_leads",))
-        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["strip_preamble"] is True
+        assert manifest_of(tmp_path / "old")["strip_preamble"] is True
         generate(tmp_path, "old", "--resume", model="vtg-leading")
         assert samples(tmp_path / "old") == samples(tmp_path / "none")
-        records = [json.loads(x) for x in (tmp_path / "old" / "samples.jsonl").read_text().splitlines()]
+        records = records_of(tmp_path / "old")
         assert all(r["output"].startswith("Document mentions that Paris") for r in records) and len(records) == 3
-        assert json.loads((tmp_path / "old" / "manifest.json").read_text())["strip_source_leads"] is False
+        assert manifest_of(tmp_path / "old")["strip_source_leads"] is False
         r = generate(tmp_path, "old", "--resume", "--method-arg", "strip_source_leads=true", code=2, model="vtg-leading")
         assert "strip_source_leads" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
-        generate(tmp_path, "new", "--limit", 1, model="vtg-leading")
-        generate(tmp_path, "new", "--resume", model="vtg-leading")
-        records = [json.loads(x) for x in (tmp_path / "new" / "samples.jsonl").read_text().splitlines()]
+        records = resumed_new(tmp_path, model="vtg-leading")
         assert [r["output"] for r in records] == ["Paris is the capital of France [1]. Rome is the capital of Italy [3]."] * 3
-        assert json.loads((tmp_path / "new" / "manifest.json").read_text())["strip_source_leads"] is True
-    finally:
-        registry.backends.unregister("vtg-leading")
+        assert manifest_of(tmp_path / "new")["strip_source_leads"] is True

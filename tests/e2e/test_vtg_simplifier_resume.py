@@ -6,47 +6,24 @@ records (greedy before the option), whatever the default is now; a bad value is 
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from vericite import registry
-from vericite.cli.main import cli
+from tests.support.vtg import scripted
+from tests.support.vtg_cli import manifest_of as manifest
+from tests.support.vtg_cli import registered, samples
+from tests.support.vtg_cli import generate as vtg_generate
 
-from tests.support.ray_runs import without_timings
-from tests.support.vtg import DOCS, scripted
-
-ITEMS = [
-    {"question": q, "answer": "Paris and Rome.", "claims": ["Paris is a capital."], "docs": [{"title": d.title, "text": d.text} for d in DOCS]}
-    for q in ("Which cities are capitals?", "Name two capitals.", "Which capitals are in Europe?")
-]  # fmt: skip
+generate = functools.partial(vtg_generate, model="vtg-simp")
 
 
 @pytest.fixture
 def model():
     """Paris cited wrongly ([2]): the memory verifier accepts the whole memory and the simplifier gets all four."""
-    registry.backends.register("vtg-simp", lambda arg, *, ctx, **o: scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"}), replace=True)
-    yield "vtg-simp"
-    registry.backends.unregister("vtg-simp")
-
-
-def generate(tmp_path, out, *extra, code=0):
-    data = tmp_path / "eli5_eval.json"
-    data.write_text(json.dumps(ITEMS), encoding="utf-8")
-    args = ["generate", "--method", "vtg", "--dataset", data, "--model", "vtg-simp", "--judge", "fake", "--k", 4,
-            "--docs-per-query", 1, "--trials", 0, "--out", tmp_path / out, "-q", "--no-cache", *extra]  # fmt: skip
-    r = CliRunner().invoke(cli, [str(a) for a in args])
-    assert r.exit_code == code, r.output
-    return r
-
-
-def samples(folder):
-    return without_timings((folder / "samples.jsonl").read_text(encoding="utf-8"))
-
-
-def manifest(folder):
-    return json.loads((folder / "manifest.json").read_text())
+    with registered("vtg-simp", lambda: scripted(["Paris is the capital of France.", "Rome is the capital of Italy."], cites={"Paris": "[2]", "Rome": "title:Rome"})) as name:
+        yield name
 
 
 def strategies(folder):
