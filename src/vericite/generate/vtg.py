@@ -26,7 +26,7 @@ share; a new run's default 0.8, a resumed folder's what it recorded, 1.0 before 
 cuts a sentence's leading phrase that names the sources ("Based on the provided search results,",
 ``vtg_steps.strip_preamble``; True, what was recorded, False before the option), the sentence as written traced;
 ``strip_source_leads`` likewise a lead that names its source by its markers ("Document [2] mentions that",
-``vtg_remarks.strip_source_lead``; likewise, traced and counted as a preamble);
+``vtg_remarks.strip_source_lead``, after a preamble cut too; likewise, traced and counted as a preamble);
 ``drop_source_remarks`` skips, as a repeat, a sentence that only remarks on the sources ("This information can be
 found in documents [1], [2], and [5].", ``vtg_remarks.is_source_remark``; a completion of nothing else ends the
 answer, ``source-remark``, drawn again within ``short_retries``), ``tidy_citations`` removes a sentence's lists of

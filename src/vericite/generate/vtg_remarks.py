@@ -16,12 +16,14 @@
   markers ("Document [2] mentions that", "According to document [3],", "As stated in [1],", "Documents [1] and
   [2] state that"), read on the sentence as written (its markers there), cut: :data:`SOURCE_LEAD`, a small fixed
   list of forms, each naming a source by a marker, so "Document management systems store files [1]." and an
-  "according to" within the sentence stay as they are.
+  "according to" within the sentence stay as they are. After a preamble that ``strip_preamble`` cut (both options
+  on), a lead is cut too (:func:`strip_lead_after`): "Based on the search results, Document [2] mentions that".
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from ..attribution.alce import remove_citations
 
@@ -118,3 +120,21 @@ def strip_source_lead(sentence: str) -> tuple[str, str]:
     if not m or len(without_citations(rest).split()) < 3:
         return sentence, ""
     return capitalised(rest), sentence.strip()[: m.end()].strip()
+
+
+def strip_lead_after(sentence: str, preamble: str, clean: Callable[[str], str]) -> tuple[str, str]:
+    """``sentence`` (as written, markers and all) that opens with the preamble ``preamble`` (the phrase
+    ``vtg_steps.strip_preamble`` cut from ``clean(sentence)``, its markers removed, ending in a comma) followed by
+    a :data:`SOURCE_LEAD` phrase, without both: the rest as :func:`strip_source_lead` leaves it, and the whole
+    phrase cut as written ("Based on the search results, Document [2] mentions that"); ``""`` when no lead follows
+    the preamble as written (or :func:`strip_source_lead` cuts none): then the sentence as it is."""
+    text = sentence.strip()
+    for comma in re.finditer(",", text):
+        if clean(text[: comma.end()]) != preamble:
+            continue
+        after = text[comma.end() :]
+        rest, lead = strip_source_lead(after)
+        if not lead:
+            break
+        return rest, text[: comma.end() + len(after) - len(after.lstrip()) + len(lead)]
+    return sentence, ""

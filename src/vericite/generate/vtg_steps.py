@@ -36,7 +36,7 @@ from ..metrics.judging import judgement_verdict
 from ..types import GenParams, JudgePair, Passage
 from .prompts import vtg as P
 from .vtg_memory import Memory, doc_key
-from .vtg_remarks import capitalised, is_source_remark, strip_source_lead, without_citations
+from .vtg_remarks import capitalised, is_source_remark, strip_lead_after, strip_source_lead, without_citations
 from .vtg_simplify import simplify_halving
 from .vtg_trace import Tracer
 
@@ -165,8 +165,10 @@ def read_sentence(
     (``vtg_remarks.without_citations``), else ALCE's way (``remove_citations``, the rule before the option).
     ``leads``, when given, has each sentence's lead phrase that names its source by its markers cut too, on the
     sentence as written (``vtg_remarks.strip_source_lead``: "Document [2] mentions that"; the rest's citations then
-    removed as above), when no preamble was, and receives the sentence returned's, when one was cut, as (the
-    sentence as written, the lead as written, markers and all)."""
+    removed as above), or after a preamble that was (``vtg_remarks.strip_lead_after``: "Based on the search
+    results, Document [2] mentions that", the rest capitalised), and receives the sentence returned's, when one
+    was cut, as (the sentence as written, the lead as written, markers and all, with the preamble before it if
+    one was cut: then not in ``preambles``)."""
     text = raw.strip()
     text = text.replace("\n", " ").strip()
     if text.lower().startswith("answer:"):
@@ -180,8 +182,8 @@ def read_sentence(
         original, cut, lead = s, "", ""
         if preambles is not None:
             s, cut = strip_preamble(s)
-        if leads is not None and not cut:
-            rest, lead = strip_source_lead(as_written)
+        if leads is not None:  # after a preamble cut, the lead that follows it (the whole phrase recorded)
+            rest, lead = strip_lead_after(as_written, cut, clean) if cut else strip_source_lead(as_written)
             s = clean(rest) if lead else s
         if not s or s.lower().rstrip(".") == "end":
             return None, "end-marker"

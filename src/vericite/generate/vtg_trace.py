@@ -97,7 +97,8 @@ class Trial:
     short_retries: list[dict[str, Any]] = field(default_factory=list)
     # the sentence's leading preamble cut (strip_preamble): {"original": the sentence as written, citations removed,
     # "stripped": the phrase}, or its lead naming its source (strip_source_leads): {"original": the sentence as
-    # written, "stripped": the lead}, both with their markers; or None; in the trace only with either option
+    # written, "stripped": the lead, or the preamble and the lead after it when both were cut}, both with their
+    # markers; or None; in the trace only with either option
     preamble: dict[str, str] | None = None
     # the sentences skipped as remarks on the sources (drop_source_remarks): {"sentence": as written, citations
     # included, "draw": 0 for the first completion, r for the r-th draw again}; in the trace only with the option

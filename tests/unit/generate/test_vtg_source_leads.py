@@ -15,7 +15,7 @@ from vericite.generate.vtg_build import VtgOptions
 
 from tests.support.vtg import answer_q1 as answer
 from tests.support.vtg import keyword_vtg as method
-from tests.support.vtg import PARIS_LED, ROME_LED, leading
+from tests.support.vtg import PARIS_LED, ROME_LED, leading, two_capitals
 
 EIFFEL = "Document [2] mentions that the Eiffel Tower is 330 m tall [2]."
 
@@ -97,3 +97,36 @@ def test_a_resumed_folder_cuts_leads_as_it_was_written():
     assert "strip_source_leads" in VtgOptions.recorded_when_set
     with pytest.raises(Exception, match="strip_source_leads"):
         method(leading(), strip_source_leads="sometimes")
+
+
+TOWER = "Based on the search results, Document [2] mentions that the tower is 330 m tall [2]."
+BOTH_PARIS = "According to the search results [1], Document [1] mentions that Paris is the capital of France [1]."
+
+
+@pytest.mark.parametrize("tidy", [False, True])
+def test_a_preamble_then_a_lead_are_both_cut(tidy):
+    """With both options on, the preamble ("Based on the search results,") is cut and then the lead after it
+    ("Document [2] mentions that"): traced once, as a lead is, with the whole phrase as written."""
+    cut, leads = [], []
+    assert S.read_sentence(TOWER, [], preambles=cut, leads=leads, tidy=tidy) == ("The tower is 330 m tall.", "")
+    assert cut == [] and leads == [(TOWER, "Based on the search results, Document [2] mentions that")]
+    cut, leads = [], []  # the preamble's own markers, as written
+    assert S.read_sentence(BOTH_PARIS, [], preambles=cut, leads=leads, tidy=tidy) == ("Paris is the capital of France.", "")
+    assert cut == [] and leads == [(BOTH_PARIS, "According to the search results [1], Document [1] mentions that")]
+    cut = []  # strip_source_leads off (a folder written before it): the preamble only, as before
+    assert S.read_sentence(TOWER, [], preambles=cut, tidy=tidy) == ("Document mentions that the tower is 330 m tall.", "")
+    assert cut == [("Based on the search results, Document mentions that the tower is 330 m tall.", "Based on the search results,")]
+    cut, leads = [], []  # too little left after the lead: the preamble only
+    short = "Based on the search results, Document [2] mentions that it is."
+    assert S.read_sentence(short, [], preambles=cut, leads=leads, tidy=tidy) == ("Document mentions that it is.", "") and leads == [] and len(cut) == 1
+
+
+def test_a_new_run_cuts_a_preamble_and_the_lead_after_it():
+    m = method(two_capitals("vtg-both", BOTH_PARIS, ROME_LED, "End."))
+    r = answer(m)
+    assert r["output"] == "Paris is the capital of France [1]. Rome is the capital of Italy [3]."
+    first = r["vtg"]["sentences"][0]["trials"][0]
+    assert first["preamble"] == {"original": BOTH_PARIS, "stripped": "According to the search results [1], Document [1] mentions that"}
+    assert r["vtg"]["problems"]["preamble_stripped"] == 2
+    before = answer(method(two_capitals("vtg-both", BOTH_PARIS, ROME_LED, "End."), strip_source_leads=False))
+    assert before["output"].startswith("Document mentions that Paris is the capital of France [1].")
