@@ -151,15 +151,26 @@ def load_samples(spec: str, phrasing: str = "specific", path: str | Path | None 
     if dropped is not None:
         with collecting(dropped):
             return distinct(load_samples(spec, phrasing, path), dropped)
-    if ":" in spec and not Path(spec).is_file() and spec.split(":", 1)[0] in registry.registry_for("datasets"):
-        return registry.create("datasets", spec).load(phrasing=phrasing, path=path)  # name:<file>, a .jsonl one too
-    if spec.lower().endswith(".json") and Path(spec).is_file():
+    kind = _kind(spec)
+    if kind == "alce":
         from .alce import read_alce
 
         return read_alce(spec)
-    if spec.endswith(".jsonl") or Path(spec).is_file():
+    if kind == "jsonl":
         return list(read_samples_jsonl(spec, phrasing))
     return registry.create("datasets", spec).load(phrasing=phrasing, path=path)
+
+
+def _kind(spec: str) -> str:
+    """How :func:`load_samples` reads ``spec``: ``registered`` (a dataset name, or ``name:<file>``, a .jsonl one
+    too), ``alce`` (an ALCE ``.json`` file) or ``jsonl`` (a JSONL file of questions, or another existing file)."""
+    if ":" in spec and not Path(spec).is_file() and spec.split(":", 1)[0] in registry.registry_for("datasets"):
+        return "registered"
+    if spec.lower().endswith(".json") and Path(spec).is_file():
+        return "alce"
+    if spec.endswith(".jsonl") or Path(spec).is_file():
+        return "jsonl"
+    return "registered"
 
 
 def reference_file(spec: str, path: str | Path | None = None) -> str | None:
@@ -168,10 +179,7 @@ def reference_file(spec: str, path: str | Path | None = None) -> str | None:
     nq-500: the questions' own file); None for a file of questions or a dataset without one."""
     from ..protocols import ReferenceProviding
 
-    if ":" in spec and not Path(spec).is_file() and spec.split(":", 1)[0] in registry.registry_for("datasets"):
-        dataset = registry.create("datasets", spec)
-    elif spec.endswith((".json", ".jsonl")) or Path(spec).is_file() or registry.datasets.split(spec)[0] not in registry.datasets:
-        return None
-    else:
-        dataset = registry.create("datasets", spec)
+    if _kind(spec) != "registered" or registry.datasets.split(spec)[0] not in registry.datasets:
+        return None  # a file of questions, or a name load_samples refuses (said there)
+    dataset = registry.create("datasets", spec)
     return dataset.reference_file(path=path) if isinstance(dataset, ReferenceProviding) else None

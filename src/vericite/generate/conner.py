@@ -226,15 +226,18 @@ class ConnerKnowledge:
 
     def use_prepared(self, state: Mapping[str, Any]) -> None:
         self.pool, self.demo_pool, self.demo_scores = list(state["pool"]), state["demo_pool"], list(state["demo_scores"])
-        if state.get("reference_file") != self.reference_file:  # source=reference, a demonstration: the run's passages
-            self.reference_file, self._passages = state.get("reference_file"), None
+        self._read_references_from(state.get("reference_file"))  # source=reference, a demonstration: the run's passages
 
     def read_dataset_with(self, load: Any, reference_file: str | None = None) -> None:
         """``load()``: the run's whole dataset as the run reads it (its phrasing, its ``data_path``; ``protocols.DatasetReading``);
         ``reference_file``: where its gold passages are (NQ's: the run's own file), None: the shared default."""
         self.load_dataset = load
-        if reference_file != self.reference_file:
-            self.reference_file, self._passages = reference_file, None
+        self._read_references_from(reference_file)
+
+    def _read_references_from(self, path: str | None) -> None:
+        """Gold passages read from ``path`` (None: the shared default), those of another file read before dropped."""
+        if path != self.reference_file:
+            self.reference_file, self._passages = path, None
 
     def _usable_questions(self, dataset: str) -> list[Sample]:
         """The questions of the whole dataset ``dataset`` (the same whatever ``--limit``) that have reference knowledge,
