@@ -11,7 +11,8 @@ answers are open.
 Its corpus (:class:`~vericite.protocols.CorpusProviding`) is the split's file read as CONNER's four-field format:
 the gold knowledge sentences are the documents (the topic their title), so ``vericite docs index wow-seen-500
 --index DIR`` gives BM25-retrieved knowledge and factuality evidence offline. It is the split's own gold knowledge,
-not Wikipedia as in CONNER (as nq-500's index is its own gold passages).
+not Wikipedia as in CONNER (as nq-500's index is its own gold passages); WoW's ``no_passages_used`` (the wizard used
+no knowledge; 30 of seen's 500) is not a document.
 """
 
 from __future__ import annotations

@@ -114,6 +114,16 @@ def test_conner_nq_gold_passages_and_questions(tmp_path):
     assert [d.id for d in corpus] == ["nq-1", "nq-2"] and rep2.merged == 1 and rep2.problems == {"bad line": 1}
 
 
+def test_wow_marker_for_no_knowledge_is_not_a_document(tmp_path):
+    # a BM25 index holding "no_passages_used" retrieves it as knowledge (WoW's first 50: 4 dialogues) and as evidence
+    f = tmp_path / "wow.txt"
+    rows = [("Beard", "i like beards. [SEP] me too", "Beards grow on the chin.", "nice"), ("Cat", "cats? [SEP] yes", "no_passages_used", "i love cats")]
+    f.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    corpus, rep = read(f, "conner")
+    assert [d.text for d in corpus] == ["Beards grow on the chin."]
+    assert rep.problems == {"no text": 1} and "no_passages_used" in rep.bad[0]["detail"]
+
+
 def test_unknown_format_and_missing_file_are_one_line(tmp_path):
     f = tmp_path / "x.txt"
     f.write_text("just words\n", encoding="utf-8")

@@ -15,6 +15,8 @@ Formats (``read_corpus(path, format="auto")``):
   questions is one document. A question's own ``score`` is left out.
 * ``conner``: CONNER's NQ test set (``topic \\t question \\t gold passage \\t short answer``): the gold passages
   are the documents (``nq-<line>``, the topic their title); a passage given for several questions is one document.
+  Wizard of Wikipedia's files have the same four fields, and its marker ``no_passages_used`` (the wizard drew on no
+  knowledge) in place of a sentence is not a document: it is reported as ``no text``.
 
 Bad input never stops a read: an item without text, a duplicate id (the first is kept), bytes that are not UTF-8
 (read as U+FFFD) are each counted and reported in :class:`CorpusReport` with where they are.
@@ -36,6 +38,8 @@ from ...types import Passage
 FORMATS = ("jsonl", "dpr", "alce", "conner")
 #: DPR's passage length, in words
 PASSAGE_WORDS = 100
+#: Wizard of Wikipedia's gold-knowledge field where the wizard used no passage: not a document
+NO_PASSAGE = "no_passages_used"
 #: how many bad items a report keeps word for word (all are counted)
 KEEP_BAD = 1000
 
@@ -305,8 +309,8 @@ def read_conner_nq(path: str | Path, report: CorpusReport | None = None) -> tupl
             rep.problem(f"{p}:{n}", "bad line", f"expected 4 tab-separated fields (topic, question, passage, answer), found {len(fields)}")
             continue
         topic, question, passage, answer = (f.strip() for f in fields)
-        if not passage:
-            rep.problem(f"{p}:{n}", "no text", "empty gold passage")
+        if not passage or passage == NO_PASSAGE:
+            rep.problem(f"{p}:{n}", "no text", f"WoW's {NO_PASSAGE} (no knowledge was used)" if passage else "empty gold passage")
             continue
         key = (topic, " ".join(passage.split()))
         doc_id = first_of.get(key)
