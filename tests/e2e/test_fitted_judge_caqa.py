@@ -1,6 +1,7 @@
 """``vericite train llm3f`` on a `vericite build caqa` dataset (the fake model): --split (train by default), a split
-with no item refused in one line, the fit file's data kind, split and mapping; judge-eval --task caqa refuses to
-measure the judge on the items it was fitted on; an existing --out is overwritten only with --force."""
+with no item refused in one line, the fit file's data kind, split and mapping; judge-eval --task caqa refuses the
+three-way judge (and any judge whose labels are not CAQA's four classes) in one line; an existing --out is
+overwritten only with --force."""
 
 from __future__ import annotations
 
@@ -46,16 +47,28 @@ def test_a_caqa_split_with_no_item_is_refused_in_one_line(tmp_path):
     assert "holds no item of split 'dev' (its items: test 4, train 8): give --split one of those" in r.output
 
 
-def test_judge_eval_caqa_refuses_the_items_the_judge_was_fitted_on(tmp_path):
+def test_judge_eval_caqa_refuses_a_judge_whose_labels_are_not_the_four_classes(tmp_path):
+    # a three-way (or binary) judge's labels are none of CAQA's classes: every item was scored unparseable, micro_f1 0
     data, fit = caqa_file(tmp_path), tmp_path / "fit.json"
     assert train_llm3f("--data", str(data), "--out", str(fit)).exit_code == 0
-    for split in (["--split", "train"], []):  # all splits: the train items read are the first train items
-        r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", f"llm3f:{fit}", "--data", str(data), *split,
-                                     "--no-cache", "--out", str(tmp_path / "j"), "-q"])
-        assert r.exit_code != 0 and "Traceback" not in r.output, r.output
-        assert "was fitted on items 1-8 of split 'train'" in r.output and "another --split" in r.output
-    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", f"llm3f:{fit}", "--data", str(data), "--split", "test",
+    takes = ("--task caqa measures four-class judges (labels supportive, insufficient, contradictory, irrelevant): llm4:<model>, "
+             "autois:<binary judge>, nli4:<three-class NLI model>, caqa:<folder of vericite train caqa>, or --predictions FILE; ")
+    for judge, said in ((f"llm3f:{fit}", "(its labels are supports / refutes / not_enough_info)"),
+                        ("fake-3way", "(its labels are supports / refutes / not_enough_info)"),
+                        ("fake", "(its labels are supported / not_supported); a binary judge is read as four classes by autois:<judge>")):
+        for split in (["--split", "test"], []):
+            out = tmp_path / "j"
+            r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", judge, "--data", str(data), *split,
+                                         "--no-cache", "--out", str(out), "-q"])
+            assert r.exit_code != 0 and "Traceback" not in r.output, r.output
+            line = r.output.strip()
+            assert "\n" not in line and line.startswith("error: " + takes) and line.endswith(" is not one " + said), line
+            assert not out.exists()  # nothing written
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "fake-4class", "--data", str(data), "--split", "test",
                                  "--no-cache", "--out", str(tmp_path / "k"), "-q"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "autois:fake", "--data", str(data), "--split", "test",
+                                 "--no-cache", "--out", str(tmp_path / "m"), "-q"])
     assert r.exit_code == 0, r.output
 
 
@@ -75,8 +88,10 @@ def test_the_report_says_a_fit_was_on_caqa_items(tmp_path):
 
     data, fit = caqa_file(tmp_path), tmp_path / "fit.json"
     assert train_llm3f("--data", str(data), "--out", str(fit)).exit_code == 0
-    r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", f"llm3f:{fit}", "--data", str(data), "--split", "test",
-                                 "--no-cache", "--out", str(tmp_path / "j"), "-q"])
+    pairs = tmp_path / "pairs.jsonl"  # measured on three-way pairs (--task caqa takes four-class judges only)
+    pairs.write_text("".join(json.dumps({"evidence": f"evidence {i}", "claim": f"claim {i}", "label": lab}) + "\n"
+                             for i, lab in enumerate(("supports", "refutes", "not_enough_info"))), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["judge-eval", "--judge", f"llm3f:{fit}", "--data", str(pairs), "--no-cache", "--out", str(tmp_path / "j"), "-q"])
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "j" / "results.json").read_text())
     assert res["calibration"]["data"]["kind"] == "caqa" and res["calibration"]["data"]["split"] == "train"

@@ -40,7 +40,7 @@ TASKS: dict[str, str] = {
 
 
 @click.command("judge-eval")
-@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, llm4:<model> (caqa), nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>; three-way (VitaminC's three labels): llm3:<model>, llm3c:<model> (calibrated), llm3f:<fit file> (biases fitted by `vericite train llm3f`), nli3:<model>")
+@click.option("--judge", "judge_spec", default=None, help="(required but with --predictions) triple, nli:<model dir or hub id>, llm:<model name>[@<prompt number>], table:<file.jsonl>; three-way (VitaminC's three labels): llm3:<model>, llm3c:<model> (calibrated), llm3f:<fit file> (biases fitted by `vericite train llm3f`), nli3:<model>; --task caqa takes four-class judges only: llm4:<model>, autois:<binary judge>, nli4:<model>, caqa:<folder>")
 @click.option(
     "--task",
     type=click.Choice(sorted(TASKS)),
@@ -110,8 +110,8 @@ def judge_eval(
 
     llm3f:<fit file> is llm3 with per-label biases fitted on other labelled pairs (`vericite train llm3f`, on
     pairs of your own or a `vericite build caqa` dataset's split, never the shared VitaminC pairs); results.json
-    records the biases under calibration, and a run that would judge pairs (or CAQA items, --task caqa) the
-    biases were fitted on is refused.
+    records the biases under calibration, and a run that would judge pairs the biases were fitted on is refused
+    (--task caqa refuses it, as every judge that is not four-class).
 
     Example: vericite judge-eval --judge llm3f:runs/llm3f-qwen.json --limit 500 --out runs/j3f
 
@@ -127,7 +127,9 @@ def judge_eval(
     --task caqa measures a four-class judge on CAQA items (--data, a `vericite build caqa` file; --split test):
     per-class F1, micro_f1 (accuracy), macro_f1, micro_f1 per complexity, binary_micro_f1 (supportive vs the
     rest), the unparseable share (counted wrong), pairs/s and, where items carry human_label, Cohen's kappa of
-    the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead. Each
+    the dataset's labels against it; --predictions scores an evaluator's outputs made elsewhere instead. The
+    judge's labels must be CAQA's four classes (llm4:, autois:<binary judge>, nli4:, caqa:<folder>): a binary or
+    three-way judge (llm:, nli:, triple, llm3:, llm3c:, llm3f:, nli3:) is refused in one line. Each
     judgement is written to judgements.jsonl as it comes; --resume after an interruption keeps them.
 
     Example: vericite judge-eval --task caqa --judge llm4:qwen2.5-coder-1.5b --data datasets/caqa-bio.jsonl

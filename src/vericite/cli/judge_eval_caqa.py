@@ -1,10 +1,11 @@
 """``vericite judge-eval --task caqa``: a four-class judge (or an evaluator's predictions made elsewhere) measured
-on CAQA items, per class and per complexity (CAQA Tables 5-6). The work is ``judges/meta_caqa.py``."""
+on CAQA items, per class and per complexity (CAQA Tables 5-6); a judge whose labels are not the four classes is
+refused (:func:`refuse_other_labels`). The work is ``judges/meta_caqa.py``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import click
 
@@ -56,7 +57,7 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
 
         counter = UsageCounter(model_opts)
         judge = load_judge(judge_spec, ctx=counter.ctx)
-        refuse_fitted_items(judge, data, items.items)
+        refuse_other_labels(judge)
         judge = wrap(judge)
         with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
             scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance, out=out_dir, resume=resume)
@@ -72,21 +73,25 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
     print_caqa(results, out_dir, fmt)
 
 
-def refuse_fitted_items(judge: Any, data: Path, items: Sequence[Mapping[str, Any]]) -> None:
-    """An llm3f judge fitted on items of this CAQA dataset is never measured on them: the items read of each split
-    are the first of that split (read in file order), so each split's count is asked of ``judge.overlap``."""
-    fitted_on = getattr(judge, "overlap", None)
-    if not callable(fitted_on):
+#: the judges --task caqa takes: their labels are CAQA's four classes
+FOUR_CLASS_JUDGES = "llm4:<model>, autois:<binary judge>, nli4:<three-class NLI model>, caqa:<folder of vericite train caqa>"
+
+
+def refuse_other_labels(judge: Any) -> None:
+    """A judge whose labels are not CAQA's four classes is refused in one line, before any item is judged: its
+    labels (a binary judge's supported / not_supported, a three-way judge's supports / refutes /
+    not_enough_info) are none of the classes, so every item would be scored unparseable. Three labels do not
+    map onto four (not_enough_info is both insufficient and irrelevant); a binary judge is read as AutoIS reads
+    it under ``autois:<judge>``."""
+    from ..judges.four_class import CAQA_LABELS
+
+    labels = tuple(str(x) for x in (getattr(judge, "labels", None) or ()))
+    if set(CAQA_LABELS) <= set(labels):
         return
-    from collections import Counter
-
-    from ..paths import file_sha256
-
-    sha = file_sha256(data)
-    for split, count in Counter(it.get("split") for it in items).items():
-        why = fitted_on(sha, 0, count, split)
-        if why:
-            raise VericiteError(f"{why}: measure it on other items (another --split, e.g. test)")
+    said = f"its labels are {' / '.join(labels)}" if labels else "it declares no labels"
+    hint = "; a binary judge is read as four classes by autois:<judge>" if len(labels) == 2 else ""
+    raise VericiteError(f"--task caqa measures four-class judges (labels {', '.join(CAQA_LABELS)}): {FOUR_CLASS_JUDGES}, "
+                        f"or --predictions FILE; {getattr(judge, 'id', judge)} is not one ({said}){hint}")
 
 
 def rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:

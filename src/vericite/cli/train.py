@@ -90,8 +90,9 @@ def llm3f(model_name: str, data: Path, split: str | None, skip: int, limit: int,
     The pairs are judged by llm3:<model> through the call cache; the file records the model's identity (its
     sha256), the data (its kind, pairs or caqa; its file's sha256; which pairs, --skip and --limit; for CAQA the
     split and the mapping), the biases, and the fit pairs' three-way balanced accuracy and log loss before and
-    after. judge-eval refuses to measure llm3f on the pairs (or CAQA items) it was fitted on. An existing --out
-    is overwritten only with --force.
+    after. judge-eval refuses to measure llm3f on the pairs it was fitted on (and --task caqa, four-class, takes
+    no llm3f judge). evaluate shows a fit's measured accuracy only when judges/measured.json registers that fit
+    file's sha256. An existing --out is overwritten only with --force.
 
     The shared VitaminC pairs (judge-eval's default data) are refused: their README keeps them for evaluation
     only, never for training or tuning.

@@ -250,10 +250,12 @@ def _evaluated(items: Sequence[AnswerItem], cfg: Any, task: Any, selected: Any, 
     if judge is not None:
         jid = judge_id(judge)
         calibration = getattr(judge, "calibration", None)  # llm3c: its content-free prior (judges/calibrated.py)
+        cal = calibration() if callable(calibration) else None
+        fit = cal.get("fit_sha256") if isinstance(cal, Mapping) else None  # llm3f: measured per fit file (judges/trust.py)
         for purpose in task.judge_purposes:
-            judges[purpose] = {"id": jid, "measured": measured_trust(jid, task.judge_trust)}
+            judges[purpose] = {"id": jid, "measured": measured_trust(jid, task.judge_trust, fit_sha256=fit)}
             if callable(calibration):
-                judges[purpose]["calibration"] = calibration()
+                judges[purpose]["calibration"] = cal
     metrics: dict[str, Any] = {}
     counts: dict[str, Any] = {"samples": len(items), "unparseable_outputs": sum(1 for it in items if not it.raw.strip()), "unparseable_judgements": 0}
     for run in runs:

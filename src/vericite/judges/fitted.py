@@ -16,9 +16,14 @@ the ``uncalibrated`` probabilities (what ``llm3:`` says) and the ``bias``.
 A missing or unreadable file, one that is not a fit file, of another format or prompt, with a bias that is not a
 number, or fitted with another model file (its sha256, or backend and model, differ from the model loaded now) is
 one line naming the file, before any pair is judged. :meth:`FittedLLM3Judge.overlap` tells judge-eval whether the
-pairs it is asked to judge are pairs the biases were fitted on (for a fit on a CAQA dataset, items of the split it
-was fitted on: judge-eval --task caqa asks too). A fit file from before ``data.kind`` was recorded (a fit on
-labelled pairs) reads as before: the format did not change.
+pairs it is asked to judge are pairs the biases were fitted on (a fit on a CAQA dataset counts items of the split it
+was fitted on; judge-eval --task caqa takes four-class judges only, so it never measures this one). A fit file from
+before ``data.kind`` was recorded (a fit on labelled pairs) reads as before: the format did not change.
+
+Its measured accuracy is the fit file's: judges/measured.json registers a fit under the judge's id with the file's
+whole sha256 (``fit_sha256``), and ``vericite evaluate`` attaches it only to a judge whose ``calibration()`` gives
+that sha256 (``judges/trust.py``). The fit file itself records no measurement: that would change its sha256, so
+the judge's id.
 """
 
 from __future__ import annotations

@@ -69,9 +69,15 @@ def four_class_words(meas: dict[str, Any]) -> str:
             f"on {meas.get('data', 'CAQA items')}{n}")
 
 
-def measured_trust(judge_id: str | None, task: str | None = None) -> dict[str, Any] | None:
+def measured_trust(judge_id: str | None, task: str | None = None, *, fit_sha256: str | None = None) -> dict[str, Any] | None:
     """The judge's measured accuracy from vericite's judge meta-evaluation (judges/measured.json), if any: the
-    measurement on ``task`` when there is one (e.g. ``"kalma-alignment"``), else the judge's primary one."""
+    measurement on ``task`` when there is one (e.g. ``"kalma-alignment"``), else the judge's primary one.
+
+    A fitted judge (``llm3f:<fit file>``) is measured per fit: its id carries the first 12 hex of the fit file's
+    sha256, and its entry records the whole sha256 (``fit_sha256``). That entry is returned only when the caller
+    gives the judge's own ``fit_sha256`` (its ``calibration()["fit_sha256"]``) and the two are equal, so a
+    measurement is never attached to another fit, nor to a judge whose fit is not known; a fitted judge gets no
+    entry that does not record its fit."""
     if not judge_id:
         return None
     path = Path(__file__).resolve().parent / "measured.json"
@@ -82,6 +88,8 @@ def measured_trust(judge_id: str | None, task: str | None = None) -> dict[str, A
     entry = table.get(judge_id) or table.get(judge_id.split("@")[0])
     if not isinstance(entry, dict):
         return None
+    if (entry.get("fit_sha256") or fit_sha256) and entry.get("fit_sha256") != fit_sha256:
+        return None  # another fit's measurement, a fit not known here, or an entry not registered by its fit
     primary = {k: v for k, v in entry.items() if k != "also"}
     also = [m for m in entry.get("also") or [] if isinstance(m, dict)]
     if task is not None:

@@ -54,3 +54,46 @@ def test_a_three_way_judges_three_way_figures_are_shown_beside_the_binary_ones()
     assert three_way_words({"three_way": {"balanced_accuracy": 0.5}}) == "three-way balanced accuracy 0.500"
     assert three_way_words({"three_way": {"balanced_accuracy": None}}) is None
     assert "three-way" not in trust_words(measured_trust("llm:qwen2.5-coder-1.5b@2"))
+
+
+#: the shipped llm3f measurement: the fit file runs/llm3f-qwen/fit.json of docs/judges.md (its whole sha256)
+FIT_SHA = "d2306fb07b3b9d6155ca60262a4086a9fee677cebb837a25381b0355e77998de"
+FIT_ID = "llm3f:qwen2.5-coder-1.5b:d2306fb07b3b@1"
+
+
+def test_a_fitted_judges_measurement_is_its_fits_and_no_other_fits():
+    # the table held no entry for a fitted judge: evaluate said "accuracy not measured" for the measured fit
+    from vericite.judges.trust import measured_trust, trust_words
+
+    m = measured_trust(FIT_ID, fit_sha256=FIT_SHA)
+    assert m is not None and m["fit_sha256"] == FIT_SHA and m["task"] == "vitaminc-support" and m["n"] == 500
+    assert trust_words(m) == ("measured balanced accuracy 0.679, ROC AUC 0.791; three-way balanced accuracy 0.552 "
+                              "[0.502, 0.599] on VitaminC dev, first 500 pairs")
+    assert measured_trust(FIT_ID, "kalma-alignment", fit_sha256=FIT_SHA) == m  # no such task: the primary one
+    # another fit whose sha256 begins alike (so the same id), or a caller that does not know the fit: not measured
+    assert measured_trust(FIT_ID, fit_sha256=FIT_SHA[:12] + "0" * 52) is None
+    assert measured_trust(FIT_ID) is None and trust_words(measured_trust(FIT_ID)) == "accuracy not measured"
+    # another fit of the same model has another id: not measured
+    assert measured_trust("llm3f:qwen2.5-coder-1.5b:0123456789ab@1", fit_sha256="0123456789ab" + "1" * 52) is None
+    # a judge that is not fitted gets no entry registered by a fit, and a fitted one none that is not
+    assert measured_trust("llm3:qwen2.5-coder-1.5b@1", fit_sha256=FIT_SHA) is None
+    assert measured_trust("llm3:qwen2.5-coder-1.5b@1") is not None
+
+
+def test_shipped_fit_measurements_name_their_fit_and_are_the_judges_doc():
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    table = json.loads((root / "src" / "vericite" / "judges" / "measured.json").read_text(encoding="utf-8"))
+    fitted = {k: v for k, v in table.items() if k.startswith("llm3f:")}
+    assert FIT_ID in fitted
+    for jid, entry in fitted.items():  # each keyed by its id, whose 12 hex are its whole fit sha256's first
+        assert re.fullmatch(r"[0-9a-f]{64}", entry.get("fit_sha256") or ""), jid
+        assert jid.rpartition("@")[0].endswith(":" + entry["fit_sha256"][:12]), jid
+    doc = (root / "docs" / "judges.md").read_text(encoding="utf-8")
+    m = fitted[FIT_ID]
+    assert f"three-way balanced accuracy **{m['three_way']['balanced_accuracy']:.3f}** [{m['three_way']['ci']['balanced_accuracy'][0]:.3f}," in doc
+    row = next(x for x in doc.splitlines() if x.startswith(f"| `{FIT_ID}`"))
+    assert f"| {m['balanced_accuracy']:.3f} | {m['roc_auc']:.3f} | {m['f1_supports']:.3f} |" in row
