@@ -11,7 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from vericite.report.vtg_trace import level_traces, read_traces, summary_markdown
+from vericite.report.vtg_trace import level_traces, summary_markdown, traces_of
+from vericite.runs.cost import read_samples
 
 
 def rows_of(folder: Path) -> list:
@@ -19,7 +20,7 @@ def rows_of(folder: Path) -> list:
     experiments = json.loads(results.read_text(encoding="utf-8")).get("experiments") if results.is_file() else None
     if experiments:
         return level_traces(folder, experiments)
-    traces = read_traces(folder / "samples.jsonl")
+    traces = traces_of(read_samples(folder))
     return [(str(folder), traces)] if traces else []
 
 

@@ -27,6 +27,7 @@ any problem is one line naming the file.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from dataclasses import dataclass, field
@@ -102,6 +103,7 @@ def read_numbered(
     require_object: bool = True,
     json_reason: str = JSON_REASON,
     object_reason: str = OBJECT_REASON,
+    data: bytes | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """``(line number, JSON object)`` for each good line of ``path``, streamed (see the module docstring).
 
@@ -109,15 +111,19 @@ def read_numbered(
     ``errors="replace"`` reads bytes that are not UTF-8 as U+FFFD instead of treating the line as bad.
     ``require_object=False`` yields any JSON value. ``json_reason`` and ``object_reason`` word the reasons
     (``str.format`` fields: ``msg`` and ``column`` of the JSON error; ``found``, a preview of the value that is
-    not an object)."""
+    not an object). ``data``: the file's bytes, already read by the caller (``path`` is then not opened, only
+    named in the reasons), read line by line as the file would be."""
     p = Path(path)
     st = stats if stats is not None else ReadStats()
-    if missing_ok and not p.is_file():
+    if data is not None:
+        f: Any = io.BytesIO(data)
+    elif missing_ok and not p.is_file():
         return
-    try:
-        f = open(p, "rb")
-    except OSError as e:
-        raise DataError(f"{p}: cannot read: {e.strerror or e}") from None
+    else:
+        try:
+            f = open(p, "rb")
+        except OSError as e:
+            raise DataError(f"{p}: cannot read: {e.strerror or e}") from None
 
     def bad(n: int, reason: str) -> None:
         if policy == "raise":
@@ -168,11 +174,16 @@ def read(path: str | os.PathLike[str], *, policy: Policy, torn: Torn, **options:
 
 
 def read_appended(
-    path: str | os.PathLike[str], stats: ReadStats | None = None, *, errors: Literal["strict", "replace"] = "strict"
+    path: str | os.PathLike[str],
+    stats: ReadStats | None = None,
+    *,
+    errors: Literal["strict", "replace"] = "strict",
+    data: bytes | None = None,
 ) -> Iterator[Any]:
     """The records of a file that :func:`append` writes (a run's samples, a build's entries): a missing file is
-    empty; a torn last line (its writer still writing, or killed) and a bad line are skipped and counted."""
-    return read(path, policy="skip", torn="ignore", stats=stats, missing_ok=True, errors=errors)
+    empty; a torn last line (its writer still writing, or killed) and a bad line are skipped and counted. ``data``:
+    the file's bytes, already read (:func:`read_numbered`)."""
+    return read(path, policy="skip", torn="ignore", stats=stats, missing_ok=True, errors=errors, data=data)
 
 
 # --------------------------------------------------------------------------- writing

@@ -7,7 +7,7 @@ import re
 import textwrap
 from pathlib import Path
 
-#: the driver script killed mid-run by tests/e2e/test_ray.py: 40 questions, 2 actors, a fake model that sleeps;
+#: the driver script killed mid-run by tests/e2e/test_ray_killed.py: 40 questions, 2 actors, a fake model that sleeps;
 #: every call the model answers is appended to CALLS (one line: the question), from whichever process made it
 SLOW_RAY_RUN = textwrap.dedent(
     """
@@ -34,8 +34,8 @@ SLOW_RAY_RUN = textwrap.dedent(
 )
 
 
-#: the evaluate driver killed mid-run by tests/e2e/test_ray.py: the answers of ANSWERS (argv[3]) evaluated on 2 actors
-#: (fake judges) whose batches of 2 answers take their time; every answer a worker scores is appended to CALLS
+#: the evaluate driver killed mid-run by tests/e2e/test_ray_killed.py: the answers of ANSWERS (argv[3]) evaluated on 2
+#: actors (fake judges) whose batches of 2 answers take their time; every answer a worker scores is appended to CALLS
 #: (argv[2]: its index), from whichever process scored it
 SLOW_RAY_EVALUATE = textwrap.dedent(
     """

@@ -139,14 +139,14 @@ def release(backend: Any) -> None:
     """Close a backend its caller loaded (:func:`load_model`, through any wrappers: the call cache, a usage meter):
     its client (an ``openai:`` model's HTTP client) and the call cache it opened; a local model's weights, which the
     process shares (``models/local.py``), stay loaded for the others and are closed at exit, only the wrappers'
-    own call caches are closed."""
-    from ..protocols import Closeable
+    own call caches are closed. The wrappers are those that say what they wrap (``protocols.BackendWrapper``)."""
+    from ..protocols import BackendWrapper, Closeable
     from .cache import CachedBackend
     from .local import shared_by_process
 
     chain = [backend]
-    while hasattr(chain[-1], "__dict__") and vars(chain[-1]).get("backend") is not None and len(chain) < 16:
-        chain.append(vars(chain[-1])["backend"])
+    while isinstance(chain[-1], BackendWrapper) and len(chain) < 16:
+        chain.append(chain[-1].wrapped_backend())
     if shared_by_process(chain[-1]):
         for b in chain:
             if isinstance(b, CachedBackend):

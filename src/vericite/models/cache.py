@@ -220,6 +220,10 @@ class CachedBackend:
     def identity(self) -> ModelIdentity:
         return self.backend.identity()
 
+    def wrapped_backend(self) -> Any:
+        """The backend cached (``protocols.BackendWrapper``)."""
+        return self.backend
+
     def close(self) -> None:
         """Close the wrapped backend, and the call cache when this wrapper opened it (a ``CallCache`` given is its
         giver's)."""

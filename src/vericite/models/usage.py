@@ -77,6 +77,10 @@ class MeteredBackend:
     def identity(self) -> ModelIdentity:
         return self.backend.identity()
 
+    def wrapped_backend(self) -> Any:
+        """The backend metered (``protocols.BackendWrapper``)."""
+        return self.backend
+
     def generate(self, prompts: Sequence[Sequence[Message]], params: GenParams) -> list[Completion]:
         out = self.backend.generate(prompts, params)
         self.meter.add(sum((Usage.of(c) for c in out), Usage()))

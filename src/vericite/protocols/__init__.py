@@ -7,7 +7,8 @@ An implementation is any object with these members (no base class to inherit); e
 What a caller may rely on beyond the core of a Protocol is a *capability*: its own small Protocol, checked with
 ``isinstance(obj, Capability)`` rather than found with ``getattr``. An LLM backend's core is ``identity``,
 ``generate`` and ``logprobs``; ``next_token_logprobs``, ``continuation_logprobs``, ``continuation_token_spans``, ``tokenize``,
-``cache_key_extra`` and ``close`` are capabilities, so a plugin backend implements what it can.
+``cache_key_extra``, ``close`` and ``wrapped_backend`` (a wrapper's) are capabilities, so a plugin backend implements
+what it can.
 
 Records (``Sample``, ``Judgement``, ...) live in ``vericite.types``; this package imports them only for type
 checking, so it imports nothing at run time and sits on the ground floor beside them. ``models.py`` holds the
@@ -19,7 +20,7 @@ Import them from here.
 from __future__ import annotations
 
 from . import evidence, models, pipeline
-from .models import LLMBackend, NextTokenScorer, NextTokenUsage, ContinuationScorer, TokenSpanScorer, Tokenizer, CacheKeyed, Closeable, PairScorer, Embedder, QueryEmbedder
+from .models import LLMBackend, NextTokenScorer, NextTokenUsage, ContinuationScorer, TokenSpanScorer, Tokenizer, CacheKeyed, Closeable, BackendWrapper, PairScorer, Embedder, QueryEmbedder
 from .evidence import KnowledgeGraph, DocumentStore, Retriever, CitationFormat, Judge, Configurable
 from .pipeline import Metric, AnswerScorer, PairedStatistics, FamilyFactory, Method, MethodOptions, SampleChecking, SamplesPrepared, DatasetReading, ReferenceProviding, ManifestUpgrading, ProgressShowing, StepShowing, Summarising, Dataset, Demonstrating, CorpusProviding, Builder, Experiment, GenerationVarying, LevelSamples, Task, RecordReading, CorpusPreparing
 

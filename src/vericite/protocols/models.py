@@ -17,6 +17,7 @@ __all__ = [
     "Tokenizer",
     "CacheKeyed",
     "Closeable",
+    "BackendWrapper",
     "PairScorer",
     "Embedder",
     "QueryEmbedder",
@@ -105,6 +106,15 @@ class Closeable(Protocol):
     """Capability: resources (weights, connections) to release."""
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class BackendWrapper(Protocol):
+    """Capability: a backend that wraps another and calls it (the call cache's ``CachedBackend``, a usage meter's
+    ``MeteredBackend``); ``wrapped_backend()`` gives the one it wraps, so ``models.release`` finds the model under
+    any wrappers (a process-shared local model's weights stay open)."""
+
+    def wrapped_backend(self) -> Any: ...
 
 
 @runtime_checkable

@@ -4,6 +4,7 @@ whose Content-Security-Policy allows only the page's own script, by its sha256."
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from pathlib import Path
 from typing import Any, Mapping
@@ -11,6 +12,7 @@ from typing import Any, Mapping
 from .. import jsonl
 from ..errors import DataError
 from ..jsonl import read_json_object
+from ..runs.cost import read_samples
 from ..runs.rundir import load_results
 from ..totals import token_totals
 from .answers import sample_html
@@ -88,7 +90,8 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
     sections = [("header", "Run"), ("metrics", "Metrics")]
     if metrics:
         sections.append(("charts", "Charts"))
-    token_figure = experiment_token_section(run_dir, results.get("experiments") or {})
+    read_level = functools.cache(read_samples)  # each level's samples.jsonl read once: its figure and its trace
+    token_figure = experiment_token_section(run_dir, results.get("experiments") or {}, read=read_level)
     if results.get("experiments"):
         sections.append(("experiments", "Experiments"))
     if token_figure:
@@ -96,7 +99,10 @@ def build_report(run_dir: str | Path, *, max_samples: int = DEFAULT_MAX_SAMPLES)
     if knowledge:
         sections.append(("conner", "Long tail / form"))
     experiments = results.get("experiments") or {}
-    trace_rows = level_traces(run_dir, experiments) if experiments else ([(run_dir.resolve().name, traces)] if traces else [])
+    if experiments:
+        trace_rows = level_traces(run_dir, experiments, read=read_level)
+    else:
+        trace_rows = [(run_dir.resolve().name, traces)] if traces else []
     if trace_rows:
         sections.append(("vtg-trace", "VTG trace"))
     sections += [("judges", "Judges"), ("counts", "Counts"), ("tokens", "Tokens"), ("samples", "Answers")]

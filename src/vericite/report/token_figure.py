@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import DataError
 from ..jsonl import read_json_object
-from ..runs.cost import Cost, common_ids, cost, records
+from ..runs.cost import Cost, SamplesFile, common_ids, cost, read_samples, records, records_of
 from .charts import CostPoint, cost_chart
 from .format import ci_of, esc, fmt_level, metric_value
 from .presentation import curves, ordered_metrics, shown
@@ -91,13 +91,15 @@ def _evaluated_ids(evaluation: Path | None) -> set[str] | None:
         return None
 
 
-def token_figure(runs: Sequence[FigureRun], metric: str = DEFAULT_METRIC, title: str | None = None) -> TokenFigure:
+def token_figure(runs: Sequence[FigureRun], metric: str = DEFAULT_METRIC, title: str | None = None, *,
+                 read: Callable[[Path], SamplesFile] = read_samples) -> TokenFigure:  # fmt: skip
     """The figure over ``runs``: tokens per question on the questions every run answered against ``metric`` of
     each run's evaluation. A run folder without samples.jsonl or whose answers have no usage, an evaluation
-    without results.json: one clear line (:class:`DataError`)."""
+    without results.json: one clear line (:class:`DataError`). ``read``: how a generation folder's samples.jsonl
+    is read (the report page's reads each level's once, for this and its VTG trace)."""
     if not runs:
         raise DataError("no run folder to draw")
-    recs = {r.name: records(r.generation) for r in runs}
+    recs = {r.name: records_of(read(Path(r.generation))) for r in runs}
     ids = common_ids(recs)
     costs = [cost(r.name, recs[r.name], ids, r.generation) for r in runs]
     points, notes = [], []
@@ -154,11 +156,13 @@ def _no_figure(experiment: str, why: str) -> str:
     return f'<div class="experiment" data-token-figure="{esc(experiment)}"><h3>{esc(experiment)}</h3><p class="warn">no token figure: {esc(why)}</p></div>'
 
 
-def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> str:
+def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any], *,
+                             read: Callable[[Path], SamplesFile] = read_samples) -> str:  # fmt: skip
     """The figure of each experiment of a ``vericite run`` folder that declares one (its entry's ``token_figure``:
     the metric; VTG's experiments, whose levels answer the same questions), as HTML; "" when there is none. A
     metric its levels do not report gives way to the first of the experiment's first curve. A level whose files are
-    missing, or a level not named as a folder can be, gives a one-line note in place of its figure."""
+    missing, or a level not named as a folder can be, gives a one-line note in place of its figure. ``read``: how
+    a level's samples.jsonl is read (:func:`token_figure`)."""
     parts = []
     for ename, exp in experiments.items():
         if not isinstance(exp, Mapping) or not isinstance(exp.get("token_figure"), str):
@@ -174,7 +178,7 @@ def experiment_token_section(run_dir: Path, experiments: Mapping[str, Any]) -> s
         chosen = metric if any(metric in m for m in level_metrics) else _first_curve_metric(exp, level_metrics) or metric
         runs = [FigureRun(_level_name(r, rows), run_dir / f"level-{r.get('level')}", run_dir / f"level-{r.get('level')}" / "eval") for r in rows]
         try:
-            fig = token_figure(runs, chosen, title=f"{ename}: tokens per question against {chosen}")
+            fig = token_figure(runs, chosen, title=f"{ename}: tokens per question against {chosen}", read=read)
         except DataError as e:
             parts.append(_no_figure(ename, str(e)))
             continue

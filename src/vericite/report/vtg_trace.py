@@ -6,17 +6,19 @@ component's failure: :data:`REPEATS`), the answers the sentence cap ended apart 
 ``short_retries``, ``strip_preamble`` or ``drop_source_remarks``, columns of their own (:data:`DRAWN_AGAIN`, the
 preambles cut, the remarks on the sources dropped, the answers' ends, :data:`ENDS`), none for a folder without them. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
 :func:`vtg_trace_section` is the page's section, a row per folder (an experiment: one per level, from
-``level-<x>/samples.jsonl``); :func:`summary_markdown` the same table as Markdown, for the results docs
-(``scripts/vtg_trace.py``)."""
+``level-<x>/samples.jsonl``, each read once for this and the token figure: ``runs.cost.read_samples``);
+:func:`summary_markdown` the same table as Markdown, for the results docs (``scripts/vtg_trace.py``)."""
 
 from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import jsonl
+from ..errors import DataError
 from ..generate.vtg_trace import PREAMBLES, REMARKS, SHORT_RETRY_COUNTS
+from ..runs.cost import SamplesFile, read_samples
 from .format import esc, fmt, fmt_level
 from .sections import section
 
@@ -145,22 +147,27 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def read_traces(path: Path) -> VtgTraces:
-    """The traces of a samples.jsonl (unreadable lines skipped, as the page skips them)."""
+def traces_of(samples: SamplesFile) -> VtgTraces:
+    """The traces of a folder's samples.jsonl, read by ``runs.cost.read_samples`` (unreadable lines skipped, as the
+    page skips them; no file: none; a failed read: one line, :class:`DataError`)."""
+    if samples.error is not None:
+        raise DataError(f"{samples.path}: cannot read: {samples.error.strerror or samples.error}")
     traces = VtgTraces()
-    if path.is_file():
-        for record in jsonl.read_appended(path, jsonl.ReadStats(), errors="replace"):
+    if samples.data is not None:
+        for record in jsonl.read_appended(samples.path, jsonl.ReadStats(), errors="replace", data=samples.data):
             traces.add(record)
     return traces
 
 
-def level_traces(run_dir: Path, experiments: Mapping[str, Any]) -> list[tuple[str, VtgTraces]]:
-    """(label, traces) for each level of each experiment whose folder ``level-<x>`` holds VTG answers."""
+def level_traces(run_dir: Path, experiments: Mapping[str, Any], *,
+                 read: Callable[[Path], SamplesFile] = read_samples) -> list[tuple[str, VtgTraces]]:  # fmt: skip
+    """(label, traces) for each level of each experiment whose folder ``level-<x>`` holds VTG answers. ``read``:
+    how a level's samples.jsonl is read (the report page's reads each once, for this and its token figure)."""
     rows = []
     for name, exp in experiments.items():
         for row in (exp.get("rows") or []) if isinstance(exp, Mapping) else []:
             level = row.get("level") if isinstance(row, Mapping) else None
-            traces = read_traces(run_dir / f"level-{level}" / "samples.jsonl")
+            traces = traces_of(read(run_dir / f"level-{level}"))
             if traces:
                 rows.append((f"{name} = {fmt_level(level)}", traces))
     return rows

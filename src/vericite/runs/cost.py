@@ -20,18 +20,52 @@ from typing import Any, Mapping, Sequence
 from ..errors import DataError
 
 
+@dataclass(frozen=True)
+class SamplesFile:
+    """A run folder's ``samples.jsonl`` read once (:func:`read_samples`): its bytes, or None when the folder or the
+    file is missing or the read failed (``error``). What reads the answers of one folder two ways (the report's
+    token figure, strictly, by :func:`records_of`; its VTG trace, skipping bad lines) reads them from here, so the
+    file is read once."""
+
+    folder: Path
+    data: bytes | None
+    error: OSError | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.folder / "samples.jsonl"
+
+
+def read_samples(folder: str | Path) -> SamplesFile:
+    """The bytes of ``folder``'s ``samples.jsonl``, read once; a missing file or a failed read is kept, not raised."""
+    folder = Path(folder)
+    path = folder / "samples.jsonl"
+    if not path.is_file():
+        return SamplesFile(folder, None)
+    try:
+        return SamplesFile(folder, path.read_bytes())
+    except OSError as e:
+        return SamplesFile(folder, None, e)
+
+
 def records(folder: str | Path) -> dict[str, dict[str, Any]]:
     """The answers of a run folder's ``samples.jsonl`` by id; one clear line (:class:`DataError`) when the folder
     or file is missing or a line is not a JSON object with an ``id``."""
-    folder = Path(folder)
-    path = folder / "samples.jsonl"
+    return records_of(read_samples(folder))
+
+
+def records_of(samples: SamplesFile) -> dict[str, dict[str, Any]]:
+    """:func:`records` of a file already read."""
+    folder, path = samples.folder, samples.path
     if not folder.is_dir():
         raise DataError(f"{folder}: no such run folder")
-    if not path.is_file():
+    if samples.data is None and samples.error is None:
         raise DataError(f"{folder}: no samples.jsonl (not a generation run folder)")
     out: dict[str, dict[str, Any]] = {}
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        if samples.error is not None:
+            raise samples.error
+        lines = (samples.data or b"").decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read it ({e})") from None
     for n, line in enumerate(lines, 1):

@@ -1,7 +1,7 @@
 """A Ray pool asks for no more CPUs than the cluster has free: fewer workers with a warning when some are free,
 one line when none is (it waited for ever before: two pools of two 1-CPU actors on ``ray.init(num_cpus=2)``);
 actors that do not start in time are given up, and none started is one line. A fake ``ray`` module here (no Ray
-needed); tests/e2e/test_ray.py opens two real pools on one local Ray."""
+needed); tests/e2e/test_ray_pool.py opens two real pools on one local Ray."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What a Ray actor is given of the driver's registry: the names registered at run time (a user's script's
 ``register``), never vericite's own or a plugin's; each installed as the driver has it, and one that cannot be
 pickled, or unpickled on the actor's machine, a factory that says so in one line when it is built. (Ray itself:
-tests/e2e/test_ray.py.)"""
+tests/e2e/test_ray_evaluate.py.)"""
 
 from __future__ import annotations
 

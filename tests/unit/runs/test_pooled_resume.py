@@ -1,6 +1,6 @@
 """A pooled generate (``--ray``, ``--concurrency``) whose driver died while writing a finished batch's samples:
 the rest of that batch is in the checkpoint (``.ray-calls.jsonl``), and ``--resume`` takes it from there, never
-asking the model for those samples again (tests/e2e/test_ray.py kills a real driver; this kills one at the exact
+asking the model for those samples again (tests/e2e/test_ray_killed.py kills a real driver; this kills one at the exact
 place, between two samples of one batch)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Issue 12's "progress per question and per sentence" on a pool of workers (``--ray``, ``--concurrency``): the
 workers report each question's step to the pool's step board, and the driver's progress line names the questions in
 flight with their steps (VTG: ``sample q1, sentence 1, trial 1``) while the answers stay those of a run without it.
-Threads here; tests/e2e/test_ray.py does it with Ray actors."""
+Threads here; tests/e2e/test_ray_generate.py does it with Ray actors."""
 
 from __future__ import annotations
 

@@ -4,6 +4,9 @@ or a judge the caller gave is the caller's."""
 
 from __future__ import annotations
 
+import pytest
+
+from vericite.fakes.judges import KeywordJudge
 from vericite.models.fake import FakeBackend
 from vericite.runs.config import GenerateConfig
 from vericite.runs.loop import generate_run
@@ -57,3 +60,29 @@ def test_evaluate_without_a_pool_closes_the_models_it_loaded_once_and_not_those_
     ready = FakeBackend("fake:ready", default="No")
     evaluate_items(items(), EvaluateConfig(geval_model="fake:geval", resamples=0, cache=False), judge=LLMJudge(ready), models={"fake:geval": loaded["fake:geval"]})
     assert closed == {}  # the judge and the model given are the caller's
+
+
+class OwnedJudge(KeywordJudge):
+    """A judge its caller opened (it has ``close()``, with a model of its own): the caller's to close."""
+
+    def __init__(self) -> None:
+        super().__init__("owned")
+        self.backend = FakeBackend("fake:owned-judge", default="Yes")
+        self.closes = 0
+
+    def close(self) -> None:
+        self.closes += 1
+
+
+@pytest.mark.parametrize("method", ["vtg", "rerank"])
+def test_a_judge_handed_to_a_method_is_not_closed_by_its_run(tmp_path, monkeypatch, method):
+    """generate's run closes the method and the models it loaded, never a judge handed to the method (``judge=``,
+    as a ready ``backend``): VTG's and rerank's ``close()`` close only the graph store their factory opened. (A
+    check that the rule holds; nothing in vericite closed such a judge.)"""
+    closed = counting(monkeypatch)
+    args = {"k": 2, "docs_per_query": 1, "trials": 1} if method == "vtg" else {"samples": 2}
+    cfg = GenerateConfig(dataset="x", method=method, model="vtg-script", cache=False, method_args=args)
+    judge, shared = OwnedJudge(), slow_script()
+    generate_run(cfg, tmp_path / "r", samples=SAMPLES, backend=shared, judge=judge, progress=False)
+    assert judge.closes == 0 and closed == {}, closed  # neither the judge, its model, nor the backend given
+    assert "fake:owned@1" in (tmp_path / "r" / "manifest.json").read_text()  # the method was given it and used it
