@@ -85,6 +85,16 @@ def decode_line(data: bytes) -> tuple[str, int]:
             pos += e.end
 
 
+def text_lines(text: str) -> list[str]:
+    """``text`` split at line feeds only (a trailing carriage return dropped), as a file is read line by line.
+    ``str.splitlines`` also splits at U+2028/U+2029, U+0085 and form feeds, which JSON written with
+    ``ensure_ascii=False`` (and Wikipedia text) can hold inside a string: one record would read as two bad lines."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def preview(value: Any, width: int = 60) -> str:
     """A JSON value shortened to one line, for an error message."""
     s = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)

@@ -160,3 +160,35 @@ def test_replaced_bytes_are_counted_per_line_and_a_byte_order_mark_is_dropped(tm
     assert st.replaced == {2: 2, 3: 1} and [b.line for b in st.bad] == [3]
     assert jsonl.decode_line(b"a\xe2\x82b") == ("a\ufffdb", 2)  # a cut multi-byte character is one U+FFFD
     assert list(jsonl.read(p, policy="skip", torn="read")) == [{"id": "a"}]  # strict: lines 2 and 3 are bad
+
+
+LINE_BREAKS_IN_STRINGS = "\u2028\u2029\x85"  # raw in JSON written with ensure_ascii=False; str.splitlines breaks at them
+
+
+def test_text_lines_split_at_line_feeds_only():
+    text = 'a\u2028b\r\nc\x85d\n\ne\u2029f'
+    assert jsonl.text_lines(text) == ["a\u2028b", "c\x85d", "", "e\u2029f"]
+    assert jsonl.text_lines("") == [] and jsonl.text_lines("x\n") == ["x"]
+
+
+def test_readers_of_jsonl_text_keep_a_record_with_unicode_line_separators(tmp_path):
+    from vericite.datasets.qa_sets import read_items
+    from vericite.knowledge.docs.loaders import CorpusReport, read_corpus
+
+    rows = [{"id": "a", "title": "T", "text": f"one{LINE_BREAKS_IN_STRINGS}two"}, {"id": "b", "text": "three"}]
+    f = tmp_path / "c.jsonl"
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert [item["id"] for _, _, item in read_items(f, "test")] == ["a", "b"]
+    rep = CorpusReport()
+    docs = list(read_corpus(f, "jsonl", rep))
+    assert [d.id for d in docs] == ["a", "b"] and rep.problems == {}
+
+
+def test_alce_jsonl_corpus_keeps_a_question_with_unicode_line_separators(tmp_path):
+    from vericite.knowledge.docs.loaders import CorpusReport, read_corpus
+
+    qs = [{"question": "q1", "docs": [{"id": "d1", "title": "T", "text": f"x{LINE_BREAKS_IN_STRINGS}y"}]}, {"question": "q2", "docs": [{"id": "d2", "title": "U", "text": "z"}]}]
+    f = tmp_path / "alce.jsonl"
+    f.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
+    rep = CorpusReport()
+    assert [d.id for d in read_corpus(f, "alce", rep)] == ["d1", "d2"] and rep.problems == {}

@@ -42,6 +42,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import VericiteError
+from ..jsonl import text_lines
 from .conner_reference import REFERENCE_FILES, finite_pairs, read_reference_values
 
 #: texts scored per model call (each chunk reaches the call cache when done: a cut-off run resumes)
@@ -108,7 +109,7 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
     from ..metrics.conner import sigmoid
 
     d = shared_data_dir() / "conner" / "nq" / "random_testset"  # type: ignore[operator]
-    passages = (d / "nq_ref").read_text(encoding="utf-8").splitlines()
+    passages = text_lines((d / "nq_ref").read_text(encoding="utf-8"))
     questions = [s.question for s in load_nq()]
     rel_file = read_reference_values(d / "nq_ref_rel").require_finite()
     ppl_file = read_reference_values(d / "nq_ref_avg_sent_ppl")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import VericiteError
+from ..jsonl import text_lines
 
 #: the released files of per-passage figures, by what vericite calls them
 REFERENCE_FILES = {
@@ -78,7 +79,7 @@ def _number(token: str, where: str) -> float:
 
 def parse_reference_values(text: str, name: str = "values") -> ReferenceValues:
     """The values and summary lines of one file's ``text`` (module docstring); ``name`` goes into errors."""
-    lines = [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+    lines = [(i, line.strip()) for i, line in enumerate(text_lines(text), 1) if line.strip()]
     if not lines:
         return ReferenceValues(name, [])
     first_no, first = lines[0]

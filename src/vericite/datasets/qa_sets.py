@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import DataError
+from ..jsonl import text_lines
 from ..types import Passage, Sample
 from . import LoaderDataset
 from .duplicates import duplicate
@@ -69,7 +70,7 @@ def read_items(path: str | Path, what: str) -> Iterator[tuple[str, int, Any]]:
     if doc is not None:
         raise DataError(f"{p}: expected {SHAPES} of {what} questions, not a JSON {type(doc).__name__}")
     n = 0
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(text_lines(text), 1):
         if line.strip():
             n += 1
             try:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..jsonl import text_lines
 from ..paths import shared_data_dir
 from ..types import Sample
 
@@ -41,12 +42,12 @@ def load_wow(split: str, path: str | Path | None = None) -> list[Sample]:
     views: dict[str, int] = {}
     pv = p.parent / f"{split}_topic_pageviews.txt"
     if pv.is_file():
-        for line in pv.read_text(encoding="utf-8").splitlines():
+        for line in text_lines(pv.read_text(encoding="utf-8")):
             topic, _, n = line.rpartition("\t")
             if topic and n.strip().lstrip("-").isdigit():
                 views[topic.strip()] = int(n)
     out = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text_lines(p.read_text(encoding="utf-8")), 1):
         if not line.strip():
             continue
         fields = line.split("\t")

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..bench.experiments.base import Transformed
 from ..errors import VericiteError
+from ..jsonl import text_lines
 from ..types import AttributedAnswer, GenParams, Message, Sample
 from .knowledge import DEMO_FACTS, graph_from
 
@@ -145,7 +146,7 @@ class FakeBuilder:
         if path.exists():
             if not resume:
                 raise VericiteError(f"{path} already exists: pass resume=True to continue it")
-            done = {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+            done = {json.loads(line)["id"] for line in text_lines(path.read_text(encoding="utf-8")) if line.strip()}
         samples = FakeDataset().load(n=self.n)
         with open(path, "a", encoding="utf-8") as f:
             for s in samples:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import DataError
+from ..jsonl import text_lines
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def records_of(samples: SamplesFile) -> dict[str, dict[str, Any]]:
     try:
         if samples.error is not None:
             raise samples.error
-        lines = (samples.data or b"").decode("utf-8").splitlines()
+        lines = text_lines((samples.data or b"").decode("utf-8"))
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read it ({e})") from None
     for n, line in enumerate(lines, 1):

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import DataError
+from ..jsonl import text_lines
 from ..metrics.alce import reference_answers
 
 #: item fields read into the sample's own fields; every other field goes to ``meta["alce"]`` (``output``, the
@@ -84,7 +85,7 @@ def alce_items(path: str | Path) -> Iterator[tuple[str, Any]]:
         for n, item in doc[0]:
             yield f"{p}: item {n}", item
         return
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text_lines(text), 1):
         if line.strip():
             try:
                 yield f"{p}:{n}", json.loads(line)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ...errors import DataError
-from ...jsonl import decode_line, preview
+from ...jsonl import decode_line, preview, text_lines
 from ...types import Passage
 
 FORMATS = ("jsonl", "dpr", "alce", "conner")
@@ -253,7 +253,7 @@ def _alce_items(path: Path, rep: CorpusReport) -> Iterator[tuple[str, Any]]:
             for n, item in enumerate(data, 1):
                 yield f"{path}:item {n}", item
             return
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text_lines(text), 1):
         if not line.strip():
             continue
         try:
