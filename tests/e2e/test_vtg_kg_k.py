@@ -1,7 +1,8 @@
 """VTG-KG and ``--k`` (audit12 GAP 2): k bounds documents, not a memory of triples, which starts with all of KaLMA's
 retrieval as the recorded runs had it. ``--k`` given with ``--store`` is said in one line on stderr, naming the
 opt-in ``--method-arg kg_k=N`` (the top N re-ranked triples in D_L), which is recorded only when set, so a run
-without it (and its ``--resume``) is what it was."""
+without it (and its ``--resume``) is what it was. A folder given it keeps it on ``--resume`` (``generate`` and
+``run``) when it is left out, as VTG's other kept options; another value is refused in one line."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from vericite.cli.generate import VTG_K_WITH_STORE
 from vericite.cli.main import cli
 
 from tests.e2e.test_store_open import GRAPH, fake_nlp, questions
+from tests.support.vtg_cli import samples
 
 
 @pytest.fixture()
@@ -108,3 +110,39 @@ def test_run_says_the_line_when_an_experiments_levels_set_k_with_a_store_once(tm
 
     assert sweep("k-sweep", {}).count(VTG_K_WITH_STORE) == 1
     assert VTG_K_WITH_STORE not in sweep("kg-sweep", {"kg_k": 1})
+
+
+def test_a_folder_given_kg_k_resumes_with_it_when_it_is_left_out(tmp_path, store):
+    # kg_k was refused when --resume left it out, while VTG's other kept options were taken from the folder
+    generate(tmp_path, store, "all", "--method-arg", "kg_k=1")
+    generate(tmp_path, store, "part", "--method-arg", "kg_k=1", "--limit", "1")
+    r = generate(tmp_path, store, "part", "--resume")
+    assert "with the folder's kg_k=1" in r.stderr and "Traceback" not in r.output
+    assert samples(tmp_path / "part") == samples(tmp_path / "all")
+    manifest = json.loads((tmp_path / "part" / "manifest.json").read_text())
+    assert manifest["config"]["kg_k"] == 1 and manifest["kg_k"] == 1
+    generate(tmp_path, store, "part", "--resume", "--method-arg", "kg_k=1")  # given as it was: the same run
+    before = (tmp_path / "part" / "manifest.json").read_bytes()
+    r = CliRunner().invoke(cli, ["generate", "--method", "vtg", "--dataset", str(tmp_path / "q.jsonl"), "--store", str(store), "--model", "fake",
+                                 "--judge", "fake", "--trials", "1", "--out", str(tmp_path / "part"), "-q", "--no-cache", "--resume", "--method-arg", "kg_k=2"])  # fmt: skip
+    assert r.exit_code != 0 and "kg_k: 1 -> 2" in r.output and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    assert (tmp_path / "part" / "manifest.json").read_bytes() == before
+
+
+def test_run_resumes_a_config_that_now_leaves_kg_k_out(tmp_path, store, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    questions(tmp_path, "Who is Ann Smith?", "Where was Ann Smith born?")
+
+    def run(name, args, *extra):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: kg\ndataset: q.jsonl\nmodel: fake\njudge: fake\ntask: alce\nresamples: 20\nmethod: vtg\n"
+            f"method_args: {{{args}trials: 1, verifier_judge: fake, store: {json.dumps(str(store))}}}\n", encoding="utf-8")
+        r = CliRunner().invoke(cli, ["run", f"{name}.yaml", "--no-cache", "-q", *extra])
+        assert r.exit_code == 0, r.output
+        return r
+
+    run("given", "kg_k: 1, ", "--out", "all")
+    run("given", "kg_k: 1, ", "--out", "part", "--limit", "1")
+    r = run("plain", "", "--out", "part", "--resume")
+    assert "with the folder's kg_k=1" in r.stderr
+    assert samples(tmp_path / "part") == samples(tmp_path / "all")

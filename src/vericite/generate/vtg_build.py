@@ -58,7 +58,8 @@ class VtgOptions(BaseModel):
         (``protocols.MethodOptions``): ``repeat_overlap``, ``repeat_retries`` and ``short_retries`` as its manifest
         records them, 1.0 (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none,
         and ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` likewise, False when none, and
-        ``simplifier_strategy``, greedy when none, so a run goes on as it began."""
+        ``simplifier_strategy``, greedy when none, and ``kg_k`` as its manifest records it (none: all of KaLMA's
+        retrieval, the option left unset), so a run goes on as it began."""
         if manifest.get("method") != "vtg@1":
             return {}
         out: dict[str, Any] = {}
@@ -73,6 +74,9 @@ class VtgOptions(BaseModel):
         recorded = manifest.get("simplifier_strategy", "greedy")  # what a folder written before the option ran
         if method_args.get("simplifier_strategy") is None and recorded in STRATEGIES:
             out["simplifier_strategy"] = recorded
+        recorded = manifest.get("kg_k")  # recorded only when set: a folder without it kept all of KaLMA's retrieval
+        if method_args.get("kg_k") is None and isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 1:
+            out["kg_k"] = recorded
         return out
 
     k: int = Field(default=5, ge=1)  # documents in D_L at the start
