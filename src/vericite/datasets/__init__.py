@@ -12,7 +12,10 @@ not JSON or lacks a question is an error naming the file and line; so is a repea
 given ``dropped`` (``vericite generate`` and ``run``), which keeps the first question of an id and lists the others
 (``datasets/duplicates.py``, the rule ``vericite evaluate`` applies to answers). A line may also carry ``question_general``
 (datasets built by ``vericite build biokalma``): read with ``phrasing="general"``, it is the question asked
-(``question`` otherwise; lines without it keep ``question`` in both phrasings).
+(``question`` otherwise; lines without it keep ``question`` in both phrasings). A line's ``meta`` may name an NQ gold
+passage (``gold_document``, as ``nq-500`` does): a file of questions has no file of gold passages
+(:func:`reference_file` is None), so the line carries the passage (``meta.reference_knowledge``) or conner-knowledge
+is given the file (``reference_file=FILE``); the shared nq-500 file is never read in its place (``nq.GoldPassages``).
 """
 
 from __future__ import annotations

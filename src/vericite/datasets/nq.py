@@ -59,6 +59,36 @@ def reference_passages(path: str | Path | None = None) -> dict[str, str]:
     return {d.id: d.text for d in docs}
 
 
+#: a question naming a gold passage when no file of them is known (a file of questions, not ``nq-500``)
+NO_PASSAGES_FILE = (
+    "question {id} names gold_document {doc!r} without its passage (meta.reference_knowledge), and {where} has no file "
+    "of gold passages: name CONNER's NQ file they are in (--method-arg reference_file=FILE), or give each question its "
+    "passage in meta.reference_knowledge"
+)
+
+
+class GoldPassages:
+    """The gold passages ``meta.gold_document`` names, read once from ``path`` (an NQ file in CONNER's format) when
+    first asked for: a question naming one when there is no file (``path`` None: :data:`NO_PASSAGES_FILE`, never the
+    shared default read instead) or one the file does not hold is a DataError naming it. ``where``: the dataset, for
+    the message."""
+
+    def __init__(self, path: str | Path | None, where: str = "its dataset") -> None:
+        self.path, self.where = (str(path) if path else None), where
+        self._by_id: dict[str, str] | None = None
+
+    def passage(self, sample_id: str, doc: str) -> str:
+        if self.path is None:
+            raise DataError(NO_PASSAGES_FILE.format(id=sample_id, doc=doc, where=self.where))
+        if self._by_id is None:
+            if not Path(self.path).is_file():
+                raise DataError(f"gold passages file not found: {self.path}")
+            self._by_id = reference_passages(self.path)
+        if doc not in self._by_id:
+            raise DataError(f"question {sample_id} names gold_document {doc!r}, which {self.path} does not hold")
+        return self._by_id[doc]
+
+
 class NQDataset:
     """The registered ``nq-500`` (or ``nq-500:<file>`` for a copy elsewhere); its corpus is the same file
     (:class:`~vericite.protocols.CorpusProviding`)."""

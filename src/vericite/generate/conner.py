@@ -71,7 +71,7 @@ class ConnerKnowledgeOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded in the config only when given (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("demo_draw",)
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("demo_draw", "reference_file")
 
     @classmethod
     def resumed_options(cls, method_args: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +94,9 @@ class ConnerKnowledgeOptions(BaseModel):
     # --limit changes). None: a new run takes DEFAULT_DEMO_DRAW, a resumed one what its folder recorded (run before
     # the option: resumed_options); the manifest records the rule used
     demo_draw: Literal["dataset", "run"] | None = None
+    # where the gold passages meta.gold_document names are read (CONNER's NQ format): None, the dataset's own file
+    # (nq-500: the file the run reads); a file of questions has none, so it names it here (datasets.nq.GoldPassages)
+    reference_file: str | None = None
     # CONNER §5 (conner_select.py): what Q_know selects, r, m, γ, and the models of Q_know's measures
     select: Literal["none", "knowledge", "demonstrations"] = "none"
     candidates: int = Field(default=5, ge=1, le=100)  # r: knowledge texts sampled per query (select=knowledge)
@@ -123,15 +126,16 @@ def block(sample: Sample, knowledge: str | None = None) -> str:
     return text + (f" {knowledge}" if knowledge is not None else "")
 
 
-def reference_knowledge(sample: Sample, passages: dict[str, str] | None = None) -> str | None:
-    """The dataset's reference knowledge: ``meta.reference_knowledge`` (WoW), else NQ's gold passage by
-    ``meta.gold_document``."""
+def reference_knowledge(sample: Sample, passages: Any = None) -> str | None:
+    """The dataset's reference knowledge: ``meta.reference_knowledge`` (WoW, or a question carrying its passage),
+    else NQ's gold passage by ``meta.gold_document`` from ``passages`` (``datasets.nq.GoldPassages``: a DataError
+    when it has no file or the file lacks it)."""
     meta = sample.meta or {}
     if meta.get("reference_knowledge"):
         return str(meta["reference_knowledge"])
     doc = meta.get("gold_document")
     if doc and passages is not None:
-        return passages.get(str(doc))
+        return str(passages.passage(sample.id, str(doc)))
     return None
 
 
@@ -146,7 +150,8 @@ class ConnerKnowledge:
         self.backend, self.opts, self.seed, self.retriever, self._q_know = backend, opts, seed, retriever, q_know
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.pool: list[Sample] = []
-        self._passages: dict[str, str] | None = None
+        self._passages: Any = None  # datasets.nq.GoldPassages, made when first read
+        self.dataset_name = ""  # check_samples: the run's dataset, named in a message
         self.demo_pool: list[Sample] | None = None  # pool=m: the candidate demonstrations, best first with select
         self.demo_scores: list[dict[str, Any]] = []
         self.progress = False  # the pool's scoring shows progress (show_progress: the run's setting)
@@ -165,9 +170,10 @@ class ConnerKnowledge:
 
     def _reference(self, sample: Sample) -> str | None:
         if self._passages is None and (sample.meta or {}).get("gold_document"):
-            from ..datasets.nq import reference_passages
+            from ..datasets.nq import GoldPassages
 
-            self._passages = reference_passages(self.reference_file)  # the run's file (read_dataset_with), else the default
+            # the file named (reference_file), else the run's data's (read_dataset_with); none: an error, not a default
+            self._passages = GoldPassages(self.opts.reference_file or self.reference_file, repr(self.dataset_name) if self.dataset_name else "its dataset")
         return reference_knowledge(sample, self._passages)
 
     def _demo_knowledge(self, sample: Sample) -> str:
@@ -194,7 +200,7 @@ class ConnerKnowledge:
         history (the manifest's ``deviations``)."""
         from ..metrics.conner import dialogue_queries
 
-        self.pool = list(samples)
+        self.pool, self.dataset_name = list(samples), dataset
         self.dialogue_queries = dialogue_queries(samples)
         o = self.opts
         if o.source == "retrieve" and self.retriever is None:
@@ -230,12 +236,13 @@ class ConnerKnowledge:
 
     def read_dataset_with(self, load: Any, reference_file: str | None = None) -> None:
         """``load()``: the run's whole dataset as the run reads it (its phrasing, its ``data_path``; ``protocols.DatasetReading``);
-        ``reference_file``: where its gold passages are (NQ's: the run's own file), None: the shared default."""
+        ``reference_file``: where its gold passages are (NQ's: the run's own file), None: it has none (a file of
+        questions: the option ``reference_file`` names one)."""
         self.load_dataset = load
         self._read_references_from(reference_file)
 
     def _read_references_from(self, path: str | None) -> None:
-        """Gold passages read from ``path`` (None: the shared default), those of another file read before dropped."""
+        """Gold passages read from ``path`` (None: none known), those of another file read before dropped."""
         if path != self.reference_file:
             self.reference_file, self._passages = path, None
 

@@ -241,7 +241,9 @@ class ReferenceProviding(Protocol):
     """Capability of a Dataset whose questions name gold passages held in a file (``meta.gold_document``; ``nq-500``:
     the questions' own file): ``reference_file(path=...)`` is where they are for the questions ``load(path=...)``
     reads (``path``: ``--data-path``), so a method reading reference knowledge (conner-knowledge's ``source=reference``
-    and few-shot demonstrations) reads the run's file, not the default one (``runs/loop.check_samples``)."""
+    and few-shot demonstrations) reads the run's file, not the default one (``runs/loop.check_samples``). A dataset
+    without it (a file of questions) has no such file: conner-knowledge's ``reference_file`` option names it, or the
+    questions carry their passages (``meta.reference_knowledge``); else a question naming one is refused."""
 
     def reference_file(self, *, path: Any = None) -> str: ...
 

@@ -35,7 +35,7 @@ MANIFEST = "manifest.json"
 RESULTS = "results.json"
 LOCK = ".lock"
 #: config keys that may name a user's file or folder (a dataset as ``name:<file>`` too): the manifest's ``files``
-PATH_KEYS = ("dataset", "data_path", "demonstration", "prompt", "index", "store")
+PATH_KEYS = ("dataset", "data_path", "demonstration", "prompt", "index", "store", "reference_file")
 #: of those, the files compared by where they are, not by their bytes: a dataset's questions are compared one by
 #: one (``loop.check_same_questions``), so a dataset file with questions appended still resumes
 WHERE_ONLY = frozenset({"dataset", "data_path"})
