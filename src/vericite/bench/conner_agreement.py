@@ -1,8 +1,9 @@
 """Agreement of vericite's CONNER measures with what others measured (issue 14, part 5):
-``python -m vericite.bench.conner_agreement [--lm MODEL] [--limit N] [--max-words W] [--alce-limit N]
+``python -m vericite.bench.conner_agreement [--lm MODEL] [--data-path DIR] [--limit N] [--max-words W] [--alce-limit N]
 [--skip-nq | --skip-alce] [--out FILE]``.
 
-1. CONNER's own per-item figures for the NQ reference passages (``../shared/data/conner/nq/random_testset/``):
+1. CONNER's own per-item figures for the NQ reference passages (``../shared/data/conner/nq/random_testset/``, or the
+   folder ``--data-path`` names, or the folder of the NQ file it names: its questions, ``nq_ref`` and the figures):
    ``nq_ref_rel`` (monoBERT relevance; 368 values for 500 passages, in an order the release does not say: they
    are paired with the first 368 passages of ``nq_ref`` by position, which is an assumption) and
    ``nq_ref_avg_sent_ppl`` (GPT-Neo: per passage the mean over its sentences of min(PPL, 200); 500 values that
@@ -101,16 +102,28 @@ def reference_files(d: Path) -> dict[str, Any]:
     return out
 
 
-def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = None) -> dict[str, Any]:
+def nq_folder(data_path: str | Path | None = None) -> tuple[Path, Path]:
+    """CONNER's NQ folder and its questions file: ``data_path`` a folder (its ``nq_test_random_testset.txt``) or that
+    file (its folder); None: the shared data's (``datasets.nq.default_file``). A folder without ``nq_ref`` is one line."""
+    from ..datasets.nq import RELATIVE, default_file
+
+    p = Path(data_path) if data_path else default_file().parent
+    questions = p if p.is_file() else p / RELATIVE.name
+    if not (questions.parent / "nq_ref").is_file():
+        raise VericiteError(f"CONNER's NQ reference passages (nq_ref) not found in {questions.parent}")
+    return questions.parent, questions
+
+
+def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = None, data_path: str | Path | None = None) -> dict[str, Any]:
+    """The NQ part (module docstring) over the folder ``data_path`` names (:func:`nq_folder`; None: the shared data's)."""
     from ..models.lm_scoring import PPL_CAP, perplexity
-    from ..paths import shared_data_dir
     from ..attribution.sentences import split_sentences
     from ..datasets.nq import load_nq
     from ..metrics.conner import sigmoid
 
-    d = shared_data_dir() / "conner" / "nq" / "random_testset"  # type: ignore[operator]
+    d, questions_file = nq_folder(data_path)
     passages = text_lines((d / "nq_ref").read_text(encoding="utf-8"))
-    questions = [s.question for s in load_nq()]
+    questions = [s.question for s in load_nq(questions_file)]
     rel_file = read_reference_values(d / "nq_ref_rel").require_finite()
     ppl_file = read_reference_values(d / "nq_ref_avg_sent_ppl")
     rel_theirs, ppl_theirs = rel_file.values, ppl_file.values
@@ -234,6 +247,7 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = Fa
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vericite.bench.conner_agreement", description=__doc__.split("\n\n")[0])
     ap.add_argument("--lm", help="a causal LM for sentence perplexity, coherence and informativeness (smollm2-135m runs without the model lock; Qwen under it)")
+    ap.add_argument("--data-path", help="CONNER's NQ folder (nq_test_random_testset.txt, nq_ref and its figures), or that file (default: ../shared/data/conner/nq/random_testset)")
     ap.add_argument("--limit", type=int, help="the first N NQ reference passages")
     ap.add_argument("--max-words", type=int, help="leave out NQ reference passages longer than this (some are whole articles); counted in the output")
     ap.add_argument("--skip-alce", action="store_true", help="the NQ part only")
@@ -250,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     lm = None
     try:
-        if shared_data_dir(required=False) is None:
+        if shared_data_dir(required=False) is None and not (a.skip_alce and a.data_path):
             raise VericiteError("../shared/data is not beside this checkout (set VERICITE_DATA)")
         scorer = registry.create("scorers", a.relevance_model)
         if a.lm:
@@ -259,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             lm = load_model(a.lm)
         result = {}
         if not a.skip_nq:
-            result["conner_nq_reference"] = conner_nq(scorer, lm, a.limit, a.max_words)
+            result["conner_nq_reference"] = conner_nq(scorer, lm, a.limit, a.max_words, a.data_path)
         if not a.skip_alce:
             result["alce_human_utility"] = alce_utility(scorer, lm, a.alce_limit, a.alce_interleave)
     except VericiteError as e:

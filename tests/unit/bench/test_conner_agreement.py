@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from vericite.bench.conner_agreement import chunked, conner_nq, ranks, somers_d, spearman
+from vericite.errors import VericiteError
 from vericite.fakes.scoring import FakePairScorer
 from vericite.models.fake import FakeBackend
 from vericite.models.lm_scoring import perplexity
@@ -152,3 +153,50 @@ def test_ctrl_c_is_one_line_and_exit_130_and_the_lm_is_released(tmp_path, monkey
     cap = capsys.readouterr()
     assert cap.err.strip() == ca.INTERRUPTED and cap.out == "" and not out.exists()
     assert len(released) == 1 and isinstance(released[0], FakeBackend)
+
+
+class RecordingScorer(FakePairScorer):
+    def __init__(self):
+        super().__init__()
+        self.pairs = []
+
+    def score(self, pairs):
+        self.pairs.extend(pairs)
+        return super().score(pairs)
+
+
+def _nq_folder(d, tag, n=4):
+    """A CONNER NQ folder: its questions file (topic, question, passage, answer), nq_ref and two figures files."""
+    d.mkdir(parents=True)
+    rows = [(f"T{i}", f"{tag} question {i}", f"{tag} passage {i} .", "a") for i in range(n)]
+    (d / "nq_test_random_testset.txt").write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    (d / "nq_ref").write_text("".join(r[2] + "\n" for r in rows), encoding="utf-8")
+    (d / "nq_ref_rel").write_text("".join(f"{0.1 * i}\n" for i in range(n)))
+    (d / "nq_ref_avg_sent_ppl").write_text(json.dumps([10.0 * (i + 1) for i in range(n)]))
+    return d
+
+
+def test_conner_nq_reads_the_data_it_is_given_and_the_shared_folder_by_default(tmp_path, monkeypatch):
+    """``--data-path`` (a folder or its NQ file): the questions, passages and figures of that folder, not the shared
+    one's; without it, the shared data's folder, as before."""
+    import vericite.bench.conner_agreement as ca
+
+    _nq_folder(tmp_path / "shared" / "conner" / "nq" / "random_testset", "shared")
+    mine = _nq_folder(tmp_path / "mine", "mine")
+    monkeypatch.setenv("VERICITE_DATA", str(tmp_path / "shared"))
+    for given in (mine, mine / "nq_test_random_testset.txt"):
+        scorer = RecordingScorer()
+        out = conner_nq(scorer, None, None, data_path=given)
+        assert out["source"] == str(mine) and out["relevance"]["n"] == 4
+        assert scorer.pairs == [(f"mine question {i}", f"mine passage {i} .") for i in range(4)]
+    scorer = RecordingScorer()
+    assert conner_nq(scorer, None, 2)["source"] == str(tmp_path / "shared" / "conner" / "nq" / "random_testset")
+    assert scorer.pairs == [(f"shared question {i}", f"shared passage {i} .") for i in range(2)]
+    with pytest.raises(VericiteError, match="nq_ref"):
+        conner_nq(RecordingScorer(), None, None, data_path=tmp_path / "nowhere")
+    # the command: --data-path with --skip-alce needs no shared data
+    monkeypatch.setenv("VERICITE_DATA", str(tmp_path / "no-shared-data"))
+    monkeypatch.setattr("vericite.registry.create", lambda kind, name: RecordingScorer())
+    res = tmp_path / "out.json"
+    assert ca.main(["--data-path", str(mine), "--skip-alce", "--out", str(res)]) == 0
+    assert json.loads(res.read_text())["conner_nq_reference"]["source"] == str(mine)
