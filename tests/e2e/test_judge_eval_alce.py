@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from tests.support.alce_human import MINI, MINI_REFERENCE, write_mini, write_table
 from vericite.cli.main import cli
+from vericite.paths import file_sha256
 
 
 def invoke(*args):
@@ -29,6 +30,7 @@ def test_mini_file_with_a_table_judge(tmp_path):
     assert set(doc["figures"]) == {"all", "asqa", "eli5"}
     res = json.loads((tmp_path / "o" / "results.json").read_text())
     assert res["kind"] == "judge-eval" and res["config"]["task"] == "alce-human"
+    assert res["data_sha256"] == file_sha256(data)  # the bytes judged, as --task pairs records them
     table_out = invoke("--judge", f"table:{table}", "--data", data, "--out", tmp_path / "o2", "-q")
     assert table_out.exit_code == 0 and "ALCE's TRUE T5-11B" in table_out.output and "recall Cohen's kappa" in table_out.output
     md = invoke("--judge", f"table:{table}", "--data", data, "--out", tmp_path / "o3", "-q", "--format", "markdown")

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from tests.support.caqa import write_pool
 from vericite.cli.main import cli
+from vericite.paths import file_sha256
 
 
 def built(tmp_path):
@@ -26,6 +27,7 @@ def test_judge_eval_caqa_with_a_judge(tmp_path):
     res = json.loads((tmp_path / "c1" / "results.json").read_text())
     n_train = sum(1 for line in data.read_text().splitlines() if json.loads(line)["split"] == "train")
     assert res["figures"]["n"] == n_train and res["judge"] == "fake-4class@1" and res["task"] == "caqa"
+    assert res["data_sha256"] == file_sha256(data)  # the bytes judged, as --task pairs records them
     assert len((tmp_path / "c1" / "judgements.jsonl").read_text().splitlines()) == n_train
     j = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--judge", "autois:fake", "--data", str(data), "--out", str(tmp_path / "c3"), "-q", "--json"])
     assert j.exit_code == 0, j.output
@@ -43,7 +45,8 @@ def test_judge_eval_caqa_predictions(tmp_path):
     r = CliRunner().invoke(cli, ["judge-eval", "--task", "caqa", "--predictions", str(p), "--out", str(tmp_path / "c2")])
     assert r.exit_code == 0, r.output
     assert "unknown labels left out: 'weird' 1" in r.output and "Cohen's kappa" in r.output
-    assert json.loads((tmp_path / "c2" / "results.json").read_text())["figures"]["micro_f1"] == 1.0
+    res = json.loads((tmp_path / "c2" / "results.json").read_text())
+    assert res["figures"]["micro_f1"] == 1.0 and res["predictions_sha256"] == file_sha256(p)
 
 
 def test_judge_eval_caqa_mistakes_are_one_line(tmp_path):

@@ -34,6 +34,7 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
     only the rest."""
     from .. import jsonl
     from ..judges import meta_caqa as M
+    from ..paths import file_sha256
 
     if predictions is not None:
         if judge_spec or data:
@@ -41,7 +42,7 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
         if resume:
             raise VericiteError("--resume continues a judge's run: --predictions is scored whole, give it without --resume")
         scored, info = M.read_predictions(predictions)
-        results: dict[str, Any] = {"kind": "judge-eval", "task": "caqa", "judge": None, "predictions": str(predictions), **info}
+        results: dict[str, Any] = {"kind": "judge-eval", "task": "caqa", "judge": None, "predictions": str(predictions), "predictions_sha256": file_sha256(predictions), **info}
         judgements: list[Any] = []
     else:
         if not judge_spec:
@@ -61,7 +62,7 @@ def judge_eval_caqa(judge_spec: str | None, data: Path | None, split: str | None
         judge = wrap(judge)
         with progress_bar(len(items.items), f"judging with {judge.id}", enabled=progress) as advance:
             scored, judgements, timing = M.run_caqa_eval(judge, items.items, batch_size=batch_size, progress=advance, out=out_dir, resume=resume)
-        results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data),
+        results = {"kind": "judge-eval", "task": "caqa", "judge": judge.id, **judge_identity(judge), "data": str(data), "data_sha256": file_sha256(data),
                    "split": split, "limit": limit, "bad_lines": items.bad_lines, "unknown_labels": items.unknown_labels,
                    "other_split": items.other_split, **timing, **counter.fields(judge, resumed=timing["resumed_pairs"])}
         results["data_modes"] = sorted({str((it.get("meta") or {}).get("verbalisation")) for it in items.items})

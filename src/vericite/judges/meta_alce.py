@@ -267,6 +267,7 @@ def run_alce_human_eval(
     ``results.json``: the judge's figures (``meta_alce_figures``) and the reference row's, what was measured, the
     counts. ``progress`` receives the number of pairs just judged (resumed ones at once)."""
     from .. import __version__
+    from ..paths import file_sha256
     from ..stats import DEFAULT_LEVEL
     from .batches import judge_id, judgement_verdict, sentence_chunks
     from .meta import THRESHOLD, write_results
@@ -331,6 +332,7 @@ def run_alce_human_eval(
         "seconds": round(seconds, 3),
         "pairs_per_second": (len(todo) / seconds) if seconds > 0 else None,
         "data": str(f.path),
+        "data_sha256": file_sha256(f.path),  # the bytes judged, as --task pairs records them (compare_judges.same_data)
         "limit": f.limit,
     }
     write_results(out, results)
