@@ -174,9 +174,13 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
     model = arg or DEFAULT_MODEL
     if backend is None:
         backend = model_loader(ctx)(model)
-    judge = verifier_judge(opts.verifier_judge, model, backend, ctx) if judge is None else judge
+    built, judge = judge is None, verifier_judge(opts.verifier_judge, model, backend, ctx) if judge is None else judge
     refused = verifier_refusal(judge)
     if refused:
+        from ..protocols import Closeable
+
+        if built and isinstance(judge, Closeable):
+            judge.close()  # what it opened (a model of its own stays the loader's, as any other load)
         raise VericiteError(refused)
     if retriever is None and opts.index and opts.documents != "given":
         spec = opts.retriever if ":" in opts.retriever else f"{opts.retriever}:{opts.index}"

@@ -177,3 +177,13 @@ def test_generate_vtg_refuses_a_four_class_verifier_in_one_line(tmp_path, script
     assert r.exit_code != 0 and "Traceback" not in r.output
     said = [line for line in r.output.splitlines() if line.strip()]
     assert len(said) == 1 and "verifier_judge fake-4class@1 is a four-class judge" in said[0], r.output
+
+
+def test_a_refused_judge_built_here_is_closed(monkeypatch):
+    from vericite.fakes.judges import FourClassJudge
+
+    closed = []
+    monkeypatch.setattr(FourClassJudge, "close", lambda self: closed.append(self.id), raising=False)
+    with pytest.raises(VericiteError):
+        vtg(verifier_judge="fake-4class")
+    assert closed == ["fake-4class@1"]
