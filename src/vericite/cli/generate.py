@@ -139,7 +139,7 @@ def common_generation_options(f):
 @click.option("--shot", type=int, help="ALCE methods: demonstrations drawn (by --seed) from the prompt file [default: 2]; conner-knowledge: 0 zero-shot, n few-shot with n demonstrations drawn from the dataset's other questions (demo_draw=run: the run's), never the item itself [default: 0]")
 @click.option("--index", help="ALCE methods: index folder to retrieve documents from for questions that carry none (see `vericite docs index`); conner-knowledge: the index of source=retrieve and of Q_know's evidence; vtg: the long-term memory's top --k for questions that carry no documents, and the evidence finder's searches")
 @click.option("--retriever", help="ALCE methods: the retriever that reads --index [default: bm25]")
-@click.option("--judge", "rerank_judge", help="rerank: the judge whose citation recall picks the best of the samples; vtg: the verifiers' judge [default: llm:<--model>]")
+@click.option("--judge", "rerank_judge", help="rerank: the judge whose citation recall picks the best of the samples; vtg: the verifiers' judge, binary or three-way (llm3:, llm3c:, llm3f:<fit file>, nli3:; entailed at P(supports) >= 0.5), not four-class [default: llm:<--model>]")
 @click.option("--k", "k", type=int, help="vtg: documents in the long-term memory at the start (not triples: a memory of triples starts with all of KaLMA's retrieval, or its top N with --method-arg kg_k=N) [default: 5]")
 @click.option("--queries", type=int, help="vtg: queries the evidence finder writes (M) [default: 2]")
 @click.option("--docs-per-query", "docs_per_query", type=int, help="vtg: documents retrieved per query (N) [default: 2]")

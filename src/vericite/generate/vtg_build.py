@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import VericiteError, validation_message
+from .vtg_judge import verifier_refusal
 from .vtg_simplify import STRATEGIES
 
 if TYPE_CHECKING:
@@ -129,7 +130,9 @@ class VtgOptions(BaseModel):
     # calls). None: a new run takes vtg_simplify.SIMPLIFIER_STRATEGY (greedy), a resumed one what its folder
     # recorded (greedy before the option: resumed_options); the manifest records the strategy used
     simplifier_strategy: Literal["greedy", "halving"] | None = None
-    verifier_judge: str | None = None  # default: llm:<the method's model>, on the method's own backend
+    # default: llm:<the method's model>; any judge of the method's model (llm3:<model>...) runs on the method's own
+    # backend; a three-way judge verifies at P(supports) >= 0.5, a four-class one is refused (vtg_judge.VERIFIER_RULE)
+    verifier_judge: str | None = None
     memory_words: int = Field(default=1500, ge=1)
     at_most_citations: int = Field(default=3, ge=1)
     documents: Literal["auto", "given", "retrieve"] = "auto"
@@ -175,6 +178,14 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
     model = arg or DEFAULT_MODEL
     if backend is None:
         backend = model_loader(ctx)(model)
+    built, judge = judge is None, verifier_judge(opts.verifier_judge, model, backend, ctx) if judge is None else judge
+    refused = verifier_refusal(judge)
+    if refused:
+        from ..protocols import Closeable
+
+        if built and isinstance(judge, Closeable):
+            judge.close()  # what it opened (a model of its own stays the loader's, as any other load)
+        raise VericiteError(refused)
     if retriever is None and opts.index and opts.documents != "given":
         spec = opts.retriever if ":" in opts.retriever else f"{opts.retriever}:{opts.index}"
         retriever = create("retrievers", spec, ctx, k=max(INDEX_DEPTH, opts.k))
@@ -187,15 +198,25 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
         kg_retriever = KalmaRetriever(store)
     elif opts.knowledge == "retrieve":
         raise VericiteError("method vtg: knowledge=retrieve needs a graph: pass --store DIR (see `vericite kg load`)")
-    if judge is None:
-        spec = opts.verifier_judge
-        if spec is None or spec == f"llm:{model}":
-            from ..judges.llm import LLMJudge
-
-            judge = LLMJudge(backend)
-        else:
-            judge = create("judges", spec, ctx)
     return VtgMethod(backend, opts, judge=judge, seed=seed, retriever=retriever, kg_retriever=kg_retriever, store=store)
+
+
+def verifier_judge(spec: str | None, model: str, backend: Any, ctx: Any) -> Any:
+    """The verifiers' judge ``spec`` names (None: ``llm:<model>``). Any judge that loads ``model``, the method's own
+    (``llm:<model>@<n>``, ``llm3:<model>``, ``llm3c:<model>``, ``llm3f:<a fit of it>``), gets ``backend``: one model
+    loaded, its calls through the same call cache; other models load as ``ctx`` loads them."""
+    import dataclasses
+
+    from ..models import model_loader
+    from ..registry import create
+
+    if spec is None or spec == f"llm:{model}":
+        from ..judges.llm import LLMJudge
+
+        return LLMJudge(backend)
+    load = model_loader(ctx)
+    own = model.strip()
+    return create("judges", spec, dataclasses.replace(ctx, load_model=lambda name: backend if name.strip() == own else load(name)))
 
 
 def from_spec(arg: str, *, ctx: Any, **kwargs: Any) -> VtgMethod:

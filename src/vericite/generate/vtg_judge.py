@@ -1,6 +1,15 @@
 """VTG's verifier judge as the verifiers see it (:class:`MeteredJudge`, used by ``vtg.py``): its calls metered
 and timed by the answer's tracer, and a judge that fails made failed judgements, counted and traced, never a crash
-or a pass."""
+or a pass; and which judges can verify (:data:`VERIFIER_RULE`, :func:`verifier_refusal`).
+
+Every verifier (generation, memory, the simplifier's checks, greedy or halving) reads a judgement as
+``judges.batches.judgement_verdict`` does: entailed when its status is ``ok`` and its ``probability`` is at least
+0.5. A binary judge's probability is P(supported); a three-way judge's (``llm3:``, ``llm3c:``, ``llm3f:``,
+``nli3:``, ``fake-3way``) is P(supports), so it verifies when P(supports) >= 0.5, not when supports is merely its
+likeliest label (supports 0.45, not_enough_info 0.35, refutes 0.20 is not entailed): the stricter reading, and the
+one ``vericite judge-eval``'s binary figures (measured.json's ``balanced_accuracy``) measure. A four-class judge
+(CAQA's labels) is refused: its probability is P(supportive) against three other classes, measured as a
+four-class accuracy only."""
 
 from __future__ import annotations
 
@@ -8,6 +17,26 @@ from typing import Any
 
 from ..models.usage import metering
 from .vtg_trace import Tracer
+
+#: how the verifiers read a judgement (module docstring)
+VERIFIER_RULE = "entailed when the judgement is ok and its probability (P(supported); a three-way judge's P(supports)) is at least 0.5"
+
+
+def verifier_refusal(judge: Any) -> str | None:
+    """Why ``judge`` cannot be VTG's verifier, in one line, or None when it can: a judge whose ``labels`` hold
+    CAQA's four classes (``llm4:``, ``nli4:``, ``autois:``, ``caqa:``, ``fake-4class``) is refused; any other judge
+    is read by :data:`VERIFIER_RULE`."""
+    from ..judges.four_class import CAQA_LABELS
+
+    labels = [str(x) for x in (getattr(judge, "labels", None) or ())]
+    if not set(CAQA_LABELS) <= set(labels):
+        return None
+    jid = getattr(judge, "id", type(judge).__name__)
+    return (
+        f"method vtg: verifier_judge {jid} is a four-class judge ({', '.join(labels)}), which cannot verify: give a binary "
+        "judge (llm:<model>, nli:<model>, table:<file>) or a three-way one (llm3:<model>, llm3c:<model>, llm3f:<fit file>, "
+        "nli3:<model>), read as entailed when its P(supports) is at least 0.5; autois:<judge> is its binary <judge>"
+    )
 
 
 class MeteredJudge:

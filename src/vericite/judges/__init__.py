@@ -9,7 +9,7 @@ Kinds (registered in ``vericite.registry.judges``; a plugin registers more the s
 * ``llm3:<model name>``, ``nli3:<model>``: three-way judges, supports / refutes / not_enough_info (``judges/three_way.py``);
   ``llm3c:<model name>``: ``llm3`` with contextual calibration on content-free inputs (``judges/calibrated.py``);
   ``llm3f:<fit file>``: ``llm3`` with class biases fitted on labelled pairs (``judges/fitted.py``, ``vericite train llm3f``);
-* ``fake`` and ``fake-4class``: deterministic keyword judges for tests (``vericite/fakes/judges.py``);
+* ``fake``, ``fake-3way`` and ``fake-4class``: deterministic keyword judges for tests (``vericite/fakes/judges.py``);
 * ``none``: no judge (``load_judge`` returns None).
 
 Each kind's factory (``from_spec`` in its module) checks its own argument; ``load_judge`` is a thin wrapper

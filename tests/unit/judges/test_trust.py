@@ -97,3 +97,27 @@ def test_shipped_fit_measurements_name_their_fit_and_are_the_judges_doc():
     assert f"three-way balanced accuracy **{m['three_way']['balanced_accuracy']:.3f}** [{m['three_way']['ci']['balanced_accuracy'][0]:.3f}," in doc
     row = next(x for x in doc.splitlines() if x.startswith(f"| `{FIT_ID}`"))
     assert f"| {m['balanced_accuracy']:.3f} | {m['roc_auc']:.3f} | {m['f1_supports']:.3f} |" in row
+
+
+def test_the_calibrated_three_way_judges_measurement_is_the_judges_doc():
+    # judges/measured.json had no llm3c entry: evaluate said "accuracy not measured" for the judge docs/judges.md measured
+    import re
+    from pathlib import Path
+
+    from vericite.judges.trust import measured_trust, trust_words
+
+    m = measured_trust("llm3c:qwen2.5-coder-1.5b@1")
+    assert m is not None and m["task"] == "vitaminc-support" and m["n"] == 500 and m["unparseable"] == 0.0
+    assert trust_words(m) == ("measured balanced accuracy 0.686, ROC AUC 0.784; three-way balanced accuracy 0.454 "
+                              "[0.425, 0.483] on VitaminC dev, first 500 pairs")
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "judges.md").read_text(encoding="utf-8")
+    row = next(x for x in doc.splitlines() if x.startswith("| `llm3c:qwen2.5-coder-1.5b@1`"))
+    assert f"| {m['balanced_accuracy']:.3f} | {m['roc_auc']:.3f} | {m['f1_supports']:.3f} |" in row
+    text = " ".join(doc.split())
+    three = m["three_way"]
+    lo, hi = three["ci"]["balanced_accuracy"]
+    assert f"three-way balanced accuracy **{three['balanced_accuracy']:.3f}** [{lo:.3f}, {hi:.3f}]" in text
+    assert f"binary judge it is better: balanced accuracy **{m['balanced_accuracy']:.3f}**" in text
+    said = re.search(r"F1 supports ([\d.]+) \(0\.517\), refutes ([\d.]+) \(0\.328\), not_enough_info ([\d.]+) \(0\.368\)", text)
+    assert said and [float(x) for x in said.groups()] == [three["f1_supports"], three["f1_refutes"], three["f1_not_enough_info"]]
+    assert three["said_not_enough_info"] == 0 and "says it for none of the 500 pairs (gold: 84)" in text and three["gold_not_enough_info"] == 84
