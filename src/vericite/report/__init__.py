@@ -17,7 +17,7 @@ thousands of samples gives a page of a few megabytes.
 
 Modules: ``page`` (assembly, ``build_report``/``write_report``), ``sections`` (the page's sections),
 ``charts`` (SVG bar, line and cost charts, standalone SVG files), ``token_figure`` (VTG's Figure 4 from run
-folders, for the page and benchmarks/bench_vtg.py), ``conner`` (CONNER §4.4's analyses), ``answers`` (one answer, a renderer per citation
+folders, for the page and benchmarks/bench_vtg.py), ``conner`` (CONNER §4.4's analyses, for the page and scripts/conner_figures.py), ``answers`` (one answer, a renderer per citation
 kind), ``presentation`` (how each metric is grouped, ranged and named, and each experiment drawn: read from
 results.json), ``legacy`` (the same for files written before results.json said it), ``format`` (escaping and
 numbers), ``inputs`` (reading the run folder), ``assets/`` (the stylesheet and script).

@@ -1,7 +1,7 @@
-"""SVG charts drawn here, no library: a bar per metric with its CI (``bar_chart``), metrics against an
-experiment's levels (``line_chart``), cost against quality, a point per method (``cost_chart``: VTG's Figure 4),
-and a chart as an SVG file of its own (``standalone_svg``, used by scripts/kalma_tables.py and
-benchmarks/bench_vtg.py for the docs)."""
+"""SVG charts drawn here, no library: a bar per metric with its CI (``bar_chart``; several series side by side:
+``grouped_bar_chart``), metrics against an experiment's levels (``line_chart``), cost against quality, a point per
+method (``cost_chart``: VTG's Figure 4), and a chart as an SVG file of its own (``standalone_svg``, used by scripts/kalma_tables.py,
+scripts/conner_figures.py and benchmarks/bench_vtg.py for the docs)."""
 
 from __future__ import annotations
 
@@ -53,20 +53,51 @@ def _y_grid(lo: float, hi: float, y: Any, left: float, plot_w: float) -> list[st
     return out
 
 
-def bar_chart(title: str, rows: Sequence[tuple[str, Mapping[str, Any]]], domain: tuple[float, float] | None) -> str:
-    """A horizontal bar per metric with its 95 % CI as a whisker; a metric not computed gets its reason instead."""
-    label_w, plot_w, right_w, row_h, top = 170, 290, 56, 28, 30
-    width = label_w + plot_w + right_w
-    height = top + row_h * len(rows) + 24
+def _bar_domain(entries: Iterable[Any], domain: tuple[float, float] | None) -> tuple[float, float]:
+    """The value axis of a bar chart: ``domain`` when every value and CI bound lies in it, else one that holds them."""
     values: list[float] = []
-    for _, m in rows:
+    for m in entries:
         v, _why = metric_value(m)
         if v is not None:
             values.append(v)
             ci = ci_of(m)
             if ci:
                 values.extend(ci)
-    lo, hi = domain if domain is not None and all(domain[0] <= v <= domain[1] for v in values) else _nice_range(values, (0.0, 1.0))
+    return domain if domain is not None and all(domain[0] <= v <= domain[1] for v in values) else _nice_range(values, (0.0, 1.0))
+
+
+def _bar_row(name: str, m: Any, x: Any, lo: float, hi: float, y: float, h: float, pad: float, value_x: float, fill: str = "") -> list[str]:
+    """One bar from ``y`` to ``y + h`` (``pad`` inside): the value's bar, its CI as a whisker and its value at
+    ``value_x``; a metric not computed gets its reason instead. ``fill``: a colour of its own (else the style's)."""
+    mid = y + h / 2
+    v, why = metric_value(m)
+    if v is None:
+        return [f'<text class="not-computed" x="{x(lo) + 6:.0f}" y="{mid + 4:.1f}">not computed: {esc(clip(why, 60))}</text>']
+    ci = ci_of(m)
+    n = m.get("n") if isinstance(m, Mapping) else None
+    tip = f"{name}: {v:.3f}" + (f", 95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ", no CI") + (f", n={n}" if n is not None else "")
+    x0 = x(max(lo, min(0.0, hi)) if lo <= 0 <= hi else lo)
+    xv = x(v)
+    style = f' style="fill:{fill}"' if fill else ""
+    out = [f'<rect class="bar" x="{min(x0, xv):.1f}" y="{y + pad:g}" width="{max(abs(xv - x0), 1):.1f}" height="{h - 2 * pad:g}"{style}>'
+           f"<title>{esc(tip)}</title></rect>"]  # fmt: skip
+    if ci:
+        a, b, half = x(ci[0]), x(ci[1]), min(6.0, h / 2 - 1)
+        out.append(
+            f'<g class="whisker"><line x1="{a:.1f}" y1="{mid:.1f}" x2="{b:.1f}" y2="{mid:.1f}"/>'
+            f'<line x1="{a:.1f}" y1="{mid - half:.1f}" x2="{a:.1f}" y2="{mid + half:.1f}"/>'
+            f'<line x1="{b:.1f}" y1="{mid - half:.1f}" x2="{b:.1f}" y2="{mid + half:.1f}"/></g>'
+        )
+    out.append(f'<text class="bar-value" x="{value_x}" y="{mid + 4:.1f}">{v:.3f}</text>')
+    return out
+
+
+def bar_chart(title: str, rows: Sequence[tuple[str, Mapping[str, Any]]], domain: tuple[float, float] | None) -> str:
+    """A horizontal bar per metric with its 95 % CI as a whisker; a metric not computed gets its reason instead."""
+    label_w, plot_w, right_w, row_h, top = 170, 290, 56, 28, 30
+    width = label_w + plot_w + right_w
+    height = top + row_h * len(rows) + 24
+    lo, hi = _bar_domain((m for _, m in rows), domain)
 
     def x(v: float) -> float:
         return label_w + (min(max(v, lo), hi) - lo) / (hi - lo) * plot_w
@@ -78,31 +109,42 @@ def bar_chart(title: str, rows: Sequence[tuple[str, Mapping[str, Any]]], domain:
         out.append(f'<text class="tick" x="{x(t):.1f}" y="{axis_y + 15}" text-anchor="middle">{t:g}</text>')
     for i, (name, m) in enumerate(rows):
         y = top + i * row_h
-        mid = y + row_h / 2
-        v, why = metric_value(m)
-        out.append(f'<text class="bar-label" x="{label_w - 8}" y="{mid + 4:.1f}" text-anchor="end">{esc(name)}</text>')
-        if v is None:
-            out.append(
-                f'<text class="not-computed" x="{label_w + 6}" y="{mid + 4:.1f}">not computed: {esc(clip(why, 60))}</text>'
-            )
-            continue
-        ci = ci_of(m)
-        n = m.get("n") if isinstance(m, Mapping) else None
-        tip = f"{name}: {v:.3f}" + (f", 95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ", no CI") + (f", n={n}" if n is not None else "")
-        x0 = x(max(lo, min(0.0, hi)) if lo <= 0 <= hi else lo)
-        xv = x(v)
-        out.append(
-            f'<rect class="bar" x="{min(x0, xv):.1f}" y="{y + 6}" width="{max(abs(xv - x0), 1):.1f}" height="{row_h - 12}">'
-            f"<title>{esc(tip)}</title></rect>"
-        )
-        if ci:
-            a, b = x(ci[0]), x(ci[1])
-            out.append(
-                f'<g class="whisker"><line x1="{a:.1f}" y1="{mid:.1f}" x2="{b:.1f}" y2="{mid:.1f}"/>'
-                f'<line x1="{a:.1f}" y1="{mid - 6:.1f}" x2="{a:.1f}" y2="{mid + 6:.1f}"/>'
-                f'<line x1="{b:.1f}" y1="{mid - 6:.1f}" x2="{b:.1f}" y2="{mid + 6:.1f}"/></g>'
-            )
-        out.append(f'<text class="bar-value" x="{label_w + plot_w + 8}" y="{mid + 4:.1f}">{v:.3f}</text>')
+        out.append(f'<text class="bar-label" x="{label_w - 8}" y="{y + row_h / 2 + 4:.1f}" text-anchor="end">{esc(name)}</text>')
+        out += _bar_row(name, m, x, lo, hi, y, row_h, 6, label_w + plot_w + 8)
+    out.append("</svg>")
+    return "".join(out)
+
+
+def grouped_bar_chart(title: str, groups: Sequence[str], series: Sequence[tuple[str, Sequence[Mapping[str, Any] | None]]],
+                      domain: tuple[float, float] | None) -> str:
+    """:func:`bar_chart` with several series: per group (a label on the left) a bar of each series in its colour,
+    its CI as a whisker, a legend under the chart; a series without an entry for a group says "no item" there."""
+    label_w, plot_w, right_w, bar_h, gap, top = 170, 290, 56, 18, 10, 30
+    k = max(len(series), 1)
+    group_h = bar_h * k + gap
+    width = label_w + plot_w + right_w
+    axis_y = top + group_h * len(groups)
+    height = axis_y + 30 + 18 * len(series)
+    lo, hi = _bar_domain((m for _, pts in series for m in pts if m is not None), domain)
+
+    def x(v: float) -> float:
+        return label_w + (min(max(v, lo), hi) - lo) / (hi - lo) * plot_w
+
+    out = _open("bar-chart grouped-bar-chart", title, width, height, label_w)
+    for t in _ticks(lo, hi):
+        out.append(f'<line class="grid" x1="{x(t):.1f}" y1="{top - 4}" x2="{x(t):.1f}" y2="{axis_y}"/>')
+        out.append(f'<text class="tick" x="{x(t):.1f}" y="{axis_y + 15}" text-anchor="middle">{t:g}</text>')
+    for gi, group in enumerate(groups):
+        y0 = top + gi * group_h + gap / 2
+        out.append(f'<text class="bar-label" x="{label_w - 8}" y="{y0 + bar_h * k / 2 + 4:.1f}" text-anchor="end">{esc(group)}</text>')
+        for si, (name, pts) in enumerate(series):
+            m = pts[gi] if gi < len(pts) else None
+            out += _bar_row(f"{group}, {name}", m if m is not None else {"value": None, "reason": "no item"}, x, lo, hi,
+                            y0 + si * bar_h, bar_h, 3, label_w + plot_w + 8, PALETTE[si % len(PALETTE)])
+    for si, (name, _) in enumerate(series):
+        ly = axis_y + 34 + si * 18
+        out.append(f'<rect x="{label_w}" y="{ly - 9}" width="14" height="10" style="fill:{PALETTE[si % len(PALETTE)]}"/>'
+                   f'<text class="legend" x="{label_w + 20}" y="{ly}">{esc(name)}</text>')  # fmt: skip
     out.append("</svg>")
     return "".join(out)
 
@@ -180,7 +222,7 @@ def line_chart(title: str, x_label: str, levels: Sequence[Any], series: Sequence
 
 
 def standalone_svg(svg: str) -> str:
-    """A chart of :func:`bar_chart` / :func:`line_chart` / :func:`cost_chart` as an SVG file of its own (for docs): its style and a
+    """A chart of :func:`bar_chart` / :func:`grouped_bar_chart` / :func:`line_chart` / :func:`cost_chart` as an SVG file of its own (for docs): its style and a
     white background embedded, no page needed."""
     head, sep, rest = svg.partition(">")
     if not sep or not head.startswith("<svg"):

@@ -8,20 +8,28 @@ a ``conner`` evaluation (``scores.conner``: ``factuality``, ``factuality_label``
 
 Per bucket: n, the mean aggregated P(supports) with a 95 % percentile bootstrap CI over the bucket's items
 (1000 resamples, seed 0), and the shares of items factual-consistent, non-verified and factual-inconsistent.
-Only items whose factuality was computed count; the section says how many had none, or no page views."""
+Only items whose factuality was computed count; the section says how many had none, or no page views.
+
+``figures`` draws the same two figures for one evaluation folder or several side by side (``read_items`` reads a
+folder's samples), for scripts/conner_figures.py, which writes them as SVG files of their own."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .. import jsonl
+from ..errors import DataError
 from ..stats import bootstrap_cis, point, ratio_of_sums
-from .charts import bar_chart
+from .charts import bar_chart, grouped_bar_chart
 from .format import esc, fmt, num
 from .sections import section
 
 LABELS = ("factual_consistent", "non_verified", "factual_inconsistent")
 SENTENCE_BUCKETS = (1, 2, 3, 4, 5, 6)  # 6: six or more
 RESAMPLES, SEED = 1000, 0
+#: the figures' titles, on the page and in the SVG files
+TAIL_TITLE, FORM_TITLE = "factuality by page views (quartiles)", "factuality by number of sentences"
 
 
 class FactualityItems:
@@ -124,15 +132,76 @@ def conner_section(found: FactualityItems) -> str:
     if tail:
         parts.append("<h3>Long tail: factuality by the topic's page views</h3>")
         parts.append(f'<p class="muted">Quartiles of the page views of the {n_views} items that carry them (WoW topics).</p>')
-        parts.append('<div class="charts">' + bar_chart("factuality by page views (quartiles)", tail, (0.0, 1.0)) + "</div>")
+        parts.append('<div class="charts">' + bar_chart(TAIL_TITLE, tail, (0.0, 1.0)) + "</div>")
         parts.append(_table(tail, "page views"))
     else:
         parts.append('<p class="muted">Long tail: no item carries page views (only WoW\'s dialogues do).</p>')
     form = long_form(items)
     if form:
         parts.append("<h3>Long form: factuality by the knowledge's number of sentences</h3>")
-        parts.append('<div class="charts">' + bar_chart("factuality by number of sentences", form, (0.0, 1.0)) + "</div>")
+        parts.append('<div class="charts">' + bar_chart(FORM_TITLE, form, (0.0, 1.0)) + "</div>")
         parts.append(_table(form, "sentences"))
     else:
         parts.append('<p class="muted">Long form: no item records its number of sentences (evaluations before n_sentences).</p>')
     return section("conner", "Long tail and long form (CONNER §4.4)", "".join(parts))
+
+
+def read_items(folder: str | Path) -> FactualityItems:
+    """The items of an evaluation folder's ``samples.jsonl`` (a torn or bad line is skipped, as the page does);
+    :class:`DataError` when the folder has no samples.jsonl."""
+    path = Path(folder) / "samples.jsonl"
+    if not path.is_file():
+        raise DataError(f"{folder}: no samples.jsonl (give a `vericite evaluate --task conner` folder)")
+    found = FactualityItems()
+    for record in jsonl.read_appended(path, jsonl.ReadStats(), errors="replace"):
+        found.add(record)
+    return found
+
+
+def _aligned(per_run: Sequence[Sequence[tuple[str, dict[str, Any]]]], key: Any) -> tuple[list[str], list[list[dict[str, Any] | None]]]:
+    """Buckets of several runs side by side: the groups (in the order of ``key``) and each run's entry per group.
+    A group's label is the runs' common label, else its key (quartiles whose page-view ranges differ by run)."""
+    keys = sorted({key(i, label) for buckets in per_run for i, (label, _) in enumerate(buckets)})
+    groups: list[str] = []
+    columns: list[list[dict[str, Any] | None]] = [[] for _ in per_run]
+    for k in keys:
+        labels = {label for buckets in per_run for i, (label, _) in enumerate(buckets) if key(i, label) == k}
+        groups.append(labels.pop() if len(labels) == 1 else str(k[1]))
+        for column, buckets in zip(columns, per_run):
+            column.append(next((e for i, (label, e) in enumerate(buckets) if key(i, label) == k), None))
+    return groups, columns
+
+
+def _form_key(_i: int, label: str) -> tuple[int, str]:
+    return int(label.split()[0].rstrip("+")), label
+
+
+def figures(runs: Sequence[tuple[str, FactualityItems]]) -> dict[str, str]:
+    """§4.4's figures as SVG charts, ``{"longtail": ..., "longform": ...}``, for one run (``(label, items)``: the
+    page's bar charts) or several (a bar per run in each bucket, a legend of the labels; each run's quartiles are
+    its own, matched by rank). A figure no run has a bucket for is left out."""
+    out = {}
+    for name, title, buckets, key in (("longtail", TAIL_TITLE, long_tail, lambda i, _label: (i, f"Q{i + 1}")),
+                                      ("longform", FORM_TITLE, long_form, _form_key)):  # fmt: skip
+        per_run = [buckets(found.items) for _, found in runs]
+        if not any(per_run):
+            continue
+        if len(runs) == 1:
+            out[name] = bar_chart(title, per_run[0], (0.0, 1.0))
+        else:
+            groups, columns = _aligned(per_run, key)
+            out[name] = grouped_bar_chart(title, groups, [(label, col) for (label, _), col in zip(runs, columns)], (0.0, 1.0))
+    return out
+
+
+def buckets_markdown(runs: Sequence[tuple[str, FactualityItems]]) -> str:
+    """The figures' numbers as a Markdown table: a row per figure, bucket and run."""
+    head = "| figure | bucket | run | n | factuality [95 % CI] | consistent | non-verified | inconsistent |\n|---|---|---|---|---|---|---|---|\n"
+    rows = []
+    for figure, buckets in (("long tail", long_tail), ("long form", long_form)):
+        for label, found in runs:
+            for bucket, e in buckets(found.items):
+                ci = f" [{fmt(e['ci'][0])}, {fmt(e['ci'][1])}]" if e.get("ci") else ""
+                rows.append(f"| {figure} | {bucket} | {label.replace('|', chr(92) + '|')} | {e['n']} | {fmt(e['value'])}{ci} | "
+                            + " | ".join(fmt(e[k]) for k in LABELS) + " |")  # fmt: skip
+    return head + "".join(r + "\n" for r in rows)
