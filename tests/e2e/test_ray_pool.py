@@ -20,6 +20,7 @@ class Doubler:
     """A worker that takes its time (and reports what it is on, to a pool with steps)."""
 
     report = None
+    delay = 0.3  # seconds a batch
 
     def report_steps_to(self, report):
         self.report = report
@@ -27,7 +28,7 @@ class Doubler:
     def run(self, x):
         if self.report is not None:
             self.report(str(x), f"doubling {x}")
-        time.sleep(0.3)
+        time.sleep(self.delay)
         if self.report is not None:
             self.report(str(x), None)
         return 2 * x
@@ -57,19 +58,13 @@ class SlowToRestart(Doubler):
     """A Doubler that takes 2 s a batch (its step is on the board a while) and, in an actor Ray restarted, 6 s to
     build (a model loaded again) before it runs its batch."""
 
+    delay = 2
+
     def __init__(self):
         import ray
 
         if ray.get_runtime_context().get_actor_id() and ray.get_runtime_context().was_current_actor_reconstructed:
             time.sleep(6)
-
-    def run(self, x):
-        if self.report is not None:
-            self.report(str(x), f"doubling {x}")
-        time.sleep(2)
-        if self.report is not None:
-            self.report(str(x), None)
-        return 2 * x
 
 
 def test_a_restarted_worker_s_question_shows_it_restarted_not_its_old_step(ray_local):
