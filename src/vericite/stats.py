@@ -74,6 +74,51 @@ def f1_of_counts(tp: Sequence[float] | np.ndarray, fp: Sequence[float] | np.ndar
     return stat
 
 
+def _drawn_ranks(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Each item's average rank among the items each row of ``w`` drew (its copies tie with one another)."""
+    below = (x[:, None] < x[None, :]).astype(float)  # below[j, i]: item j ranks under item i
+    tied = (x[:, None] == x[None, :]).astype(float)
+    return w @ below + (w @ tied + 1.0) / 2.0
+
+
+def spearman_of(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> Statistic:
+    """Spearman's rank correlation of paired values over the drawn items (a pair drawn k times counts k times,
+    ties share their mean rank), as the correlation of the ranks of the drawn sample itself: on the corpus it is
+    the plain Spearman. NaN where a side is constant in the sample or fewer than 3 items are drawn. A rank
+    statistic reads W beyond ``W @ vector``: it is for :func:`bootstrap_cis`, not metrics/paired.py."""
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        n = w.sum(axis=1)
+        rx, ry = _drawn_ranks(w, xa), _drawn_ranks(w, ya)
+        dx = rx - ((w * rx).sum(axis=1) / n)[:, None]
+        dy = ry - ((w * ry).sum(axis=1) / n)[:, None]
+        vx, vy = (w * dx * dx).sum(axis=1), (w * dy * dy).sum(axis=1)
+        ok = (n >= 3) & (vx > 1e-9) & (vy > 1e-9)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(ok, (w * dx * dy).sum(axis=1) / np.sqrt(np.where(ok, vx * vy, 1.0)), np.nan)
+
+    return stat
+
+
+def somers_d_of(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> Statistic:
+    """Somers' D of y given x over the drawn items: (concordant - discordant) / pairs not tied on x, counting the
+    pairs of the drawn sample itself (two copies of one item tie on x: they are no pair). NaN where no pair is
+    untied on x. Reads W beyond ``W @ vector`` (as :func:`spearman_of`)."""
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    sx = np.sign(xa[:, None] - xa[None, :])
+    concordance = sx * np.sign(ya[:, None] - ya[None, :])
+    untied = np.abs(sx)
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        num = ((w @ concordance) * w).sum(axis=1)
+        den = ((w @ untied) * w).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+    return stat
+
+
 def precision_recall_f1(tp: int, fp: int, fn: int) -> dict[str, float | int | None]:
     """One class's precision, recall, F1 and support (tp + fn) from its counts: precision null when the class was
     never predicted (tp + fp = 0), recall null when it never occurs (tp + fn = 0); F1 then 0.0 when the other

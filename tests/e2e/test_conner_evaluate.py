@@ -277,13 +277,13 @@ def test_deviations_from_conner_are_recorded_and_neither_resume_nor_compare_read
     # the reader's zero-shot prompt (not Table 13's few-shot templates) and WoW's query (the dialogue history, not
     # the last utterance) are deviations, recorded; an evaluation whose checkpoint and results.json were written
     # before they were noted (only the order test's) still resumes, its answers not judged again, and compares
-    from vericite.metrics.conner import COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION, ConnerMetric
+    from vericite.metrics.conner import COHERENCE_DEVIATION, READER_DEVIATION, SENTENCE_CONTEXT_DEVIATION, WOW_QUERY_DEVIATION, ConnerMetric
     from tests.support.checkpoint import Cut
 
     wow = [{**x, "meta": {"last_utterance": "And you?"}, "query": x["query"] + "\nAnd you?"} for x in LINES]
     r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, wow)), "-o", str(tmp_path / "wow"), *FAKES])
     assert r.exit_code == 0, r.output
-    assert json.loads((tmp_path / "wow" / "results.json").read_text())["evaluation"]["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION]
+    assert json.loads((tmp_path / "wow" / "results.json").read_text())["evaluation"]["conner"]["deviations"] == [SENTENCE_CONTEXT_DEVIATION, COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION]
 
     p = write(tmp_path, LINES[:2])
     with monkeypatch.context() as before:  # as the code before these deviations were noted recorded it
@@ -298,7 +298,7 @@ def test_deviations_from_conner_are_recorded_and_neither_resume_nor_compare_read
     r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(grown), "-o", str(tmp_path / "old"), *FAKES, "--resume"])
     assert r.exit_code == 0, r.output
     assert cut.calls == 0  # the answer added is empty knowledge: nothing to judge; the two before were read back
-    assert json.loads((tmp_path / "old" / "results.json").read_text())["evaluation"]["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION]
+    assert json.loads((tmp_path / "old" / "results.json").read_text())["evaluation"]["conner"]["deviations"] == [SENTENCE_CONTEXT_DEVIATION, COHERENCE_DEVIATION, READER_DEVIATION]
 
     for name, lines in (("a", LINES[:2]), ("b", LINES[:2])):
         r = CliRunner().invoke(cli, ["evaluate", "--task", "conner", "-i", str(write(tmp_path, lines)), "-o", str(tmp_path / name), *FAKES])

@@ -1,6 +1,6 @@
 """Agreement of vericite's CONNER measures with what others measured (issue 14, part 5):
 ``python -m vericite.bench.conner_agreement [--lm MODEL] [--data-path DIR] [--limit N] [--max-words W] [--alce-limit N]
-[--skip-nq | --skip-alce] [--out FILE]``.
+[--skip-nq | --skip-alce] [--resamples N] [--seed S] [--out FILE]``.
 
 1. CONNER's own per-item figures for the NQ reference passages (``../shared/data/conner/nq/random_testset/``, or the
    folder ``--data-path`` names, or the folder of the NQ file it names: its questions, ``nq_ref`` and the figures):
@@ -28,6 +28,10 @@ The LM's texts are scored a few at a time (progress on stderr), each chunk reach
 done: a run cut off is continued by the same command. Ctrl-C stops it within a moment, even inside a llama.cpp
 decode (``models/llamacpp_interrupt.py``): one line on stderr, exit code 130, no JSON.
 
+Every statistic comes with ``n`` and ``ci95``, its 95% percentile bootstrap interval: ``--resamples`` samples (default
+1000) of the items, each drawn with both of its values (paired), seeded by ``--seed`` (default 0); each records
+them under ``bootstrap``. Samples where the statistic is undefined (a side constant) are left out of its interval.
+
 Prints one JSON object (and writes it to ``--out``).
 """
 
@@ -44,6 +48,7 @@ import numpy as np
 
 from ..errors import VericiteError
 from ..jsonl import text_lines
+from ..stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_cis, somers_d_of, spearman_of
 from .conner_reference import REFERENCE_FILES, finite_pairs, read_reference_values
 
 #: texts scored per model call (each chunk reaches the call cache when done: a cut-off run resumes)
@@ -93,6 +98,20 @@ def somers_d(x: Sequence[float], y: Sequence[float]) -> float | None:
     return float((dx * dy).sum() / 2 / untied)
 
 
+def agreement(statistic: str, x: Sequence[float], y: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+    """``statistic`` (``spearman``, or ``somers_d`` of y given x) of the paired values, with ``n`` and ``ci95``: the
+    percentile bootstrap interval (``stats.bootstrap_cis``) over ``resamples`` samples of the items, each item
+    drawn with both its values (paired), seeded; samples where the statistic is undefined are left out of it.
+    [None, None] where the statistic itself is undefined. ``bootstrap`` records how it was drawn."""
+    point_of, statistic_of = {"spearman": (spearman, spearman_of), "somers_d": (somers_d, somers_d_of)}[statistic]
+    value = point_of(x, y)
+    lo, hi = bootstrap_cis({statistic: statistic_of(x, y)}, len(x), resamples=resamples, seed=seed)[statistic] if value is not None else (None, None)
+    return {
+        statistic: value, "n": len(x), "ci95": [lo, hi],
+        "bootstrap": {"resamples": resamples, "seed": seed, "level": DEFAULT_LEVEL, "resampled": "items, each with its pair of values (percentile)"},
+    }
+
+
 def reference_files(d: Path) -> dict[str, Any]:
     """What each of CONNER's per-passage files in ``d`` holds (values, NaN, summary lines), by vericite's name."""
     out: dict[str, Any] = {}
@@ -114,8 +133,12 @@ def nq_folder(data_path: str | Path | None = None) -> tuple[Path, Path]:
     return questions.parent, questions
 
 
-def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = None, data_path: str | Path | None = None) -> dict[str, Any]:
-    """The NQ part (module docstring) over the folder ``data_path`` names (:func:`nq_folder`; None: the shared data's)."""
+def conner_nq(
+    scorer: Any, lm: Any, limit: int | None, max_words: int | None = None, data_path: str | Path | None = None, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> dict[str, Any]:
+    """The NQ part (module docstring) over the folder ``data_path`` names (:func:`nq_folder`; None: the shared data's);
+    each statistic with n and its bootstrap CI (:func:`agreement`)."""
+    boot = {"resamples": resamples, "seed": seed}
     from ..models.lm_scoring import PPL_CAP, perplexity
     from ..attribution.sentences import split_sentences
     from ..datasets.nq import load_nq
@@ -133,7 +156,7 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
     logits = scorer.score([(questions[i], passages[i]) for i in range(m)])
     ours, theirs_rel, rel_nan = finite_pairs([sigmoid(float(v)) for v in logits], rel_theirs[:m])
     out["relevance"] = {
-        "spearman": spearman(ours, theirs_rel), "n": len(ours), "their_nan_left_out": rel_nan,
+        **agreement("spearman", ours, theirs_rel, **boot), "their_nan_left_out": rel_nan,
         "ours": f"sigmoid of {scorer.id} on (question, passage)",
         "theirs": "nq_ref_rel (monoBERT)", "alignment": f"their {len(rel_theirs)} values paired by position with the first {len(rel_theirs)} passages (the release does not say which passages they are)",
     }
@@ -178,13 +201,13 @@ def conner_nq(scorer: Any, lm: Any, limit: int | None, max_words: int | None = N
     if no_ppl:
         kept += f", {no_ppl} with no sentence {model} could score left out"
     out["sentence_perplexity"] = {
-        "spearman": spearman(mean_ppl, theirs), "n": len(mean_ppl), "passages": kept, "their_nan_left_out": their_nan, "no_perplexity_left_out": no_ppl,
+        **agreement("spearman", mean_ppl, theirs, **boot), "passages": kept, "their_nan_left_out": their_nan, "no_perplexity_left_out": no_ppl,
         "ours": f"mean sentence PPL (cap {PPL_CAP:g}) of {model}, each sentence alone (as CONNER's ppl.py)",
         "theirs": "nq_ref_avg_sent_ppl (GPT-Neo 2.7B: mean over nltk sentences of min(PPL, 200); the released values stop at 100.0)",
         "alignment": alignment,
     }
     out["coherence_sentence"] = {
-        "spearman": spearman(inv_ppl, [1 / t for t in theirs]), "n": len(inv_ppl), "passages": kept, "their_nan_left_out": their_nan, "no_perplexity_left_out": no_ppl,
+        **agreement("spearman", inv_ppl, [1 / t for t in theirs], **boot), "passages": kept, "their_nan_left_out": their_nan, "no_perplexity_left_out": no_ppl,
         "ours": f"coherence_sentence (Eq. 3): mean over sentences of 1/PPL (cap {PPL_CAP:g}) of {model}, each sentence alone",
         "theirs": "1 / nq_ref_avg_sent_ppl (their file holds the mean sentence PPL; its reciprocal ranks as coherence does, so a positive rho is agreement)",
         "alignment": alignment,
@@ -207,7 +230,8 @@ def interleave(groups: Sequence[Sequence[Any]]) -> list[Any]:
     return [g[i] for i in range(max((len(g) for g in groups), default=0)) for g in groups if i < len(g)]
 
 
-def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = False) -> dict[str, Any]:
+def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = False, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+    """The ALCE part (module docstring); each Somers' D with n and its bootstrap CI (:func:`agreement`)."""
     from ..attribution.sentences import split_sentences
     from ..metrics.conner import INFO_PREFIX, sigmoid
     from ..models.lm_scoring import continuation_logprobs, perplexity, sentence_logprobs
@@ -223,7 +247,7 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = Fa
     out: dict[str, Any] = {"source": str(f), "comparable": "ALCE answers rated 1-5 for utility, not CONNER knowledge rated per perspective: a proxy",
                            "order": "one answer of each (dataset, system) in turn" if interleaved else "the file's order (dataset, system, question)"}
     rel = [sigmoid(float(v)) for v in scorer.score([(q, o) for q, o, _ in items])]
-    out["relevance"] = {"somers_d": somers_d(rel, [u for *_, u in items]), "n": len(items)}
+    out["relevance"] = agreement("somers_d", rel, [u for *_, u in items], resamples=resamples, seed=seed)
     if lm is None:
         out["coherence_sentence"] = out["informativeness"] = {"not_run": "needs --lm MODEL (e.g. smollm2-135m)"}
         return out
@@ -240,7 +264,7 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = Fa
     u = [x for *_, x in items]
     for name, vals in (("coherence_sentence", coh), ("informativeness", info)):
         keep = [i for i, v in enumerate(vals) if not math.isnan(v)]
-        out[name] = {"somers_d": somers_d([vals[i] for i in keep], [u[i] for i in keep]), "n": len(keep), "lm": lm.identity().name}
+        out[name] = {**agreement("somers_d", [vals[i] for i in keep], [u[i] for i in keep], resamples=resamples, seed=seed), "lm": lm.identity().name}
     return out
 
 
@@ -255,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--alce-limit", type=int, help="the first N ALCE rated answers")
     ap.add_argument("--alce-interleave", action="store_true", help="take ALCE's answers one of each (dataset, system) in turn, so a prefix covers all eight")
     ap.add_argument("--relevance-model", default="ms-marco")
+    ap.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, help=f"bootstrap samples of the items for each statistic's 95%% CI (default {DEFAULT_RESAMPLES})")
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the bootstrap's seed (default {DEFAULT_SEED})")
     ap.add_argument("--out", help="write the JSON here too")
     a = ap.parse_args(argv)
     from .. import registry
@@ -273,9 +299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             lm = load_model(a.lm)
         result = {}
         if not a.skip_nq:
-            result["conner_nq_reference"] = conner_nq(scorer, lm, a.limit, a.max_words, a.data_path)
+            result["conner_nq_reference"] = conner_nq(scorer, lm, a.limit, a.max_words, a.data_path, resamples=a.resamples, seed=a.seed)
         if not a.skip_alce:
-            result["alce_human_utility"] = alce_utility(scorer, lm, a.alce_limit, a.alce_interleave)
+            result["alce_human_utility"] = alce_utility(scorer, lm, a.alce_limit, a.alce_interleave, resamples=a.resamples, seed=a.seed)
     except VericiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

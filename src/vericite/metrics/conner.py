@@ -13,8 +13,8 @@ for each sentence with ``retriever``), the topic (``meta.topic``, optional). Sen
   aggregated vector's largest probability is supports, not_enough_info, refutes.
 - ``relevance`` (Eq. 2): sigmoid of the pair scorer's logit for (q, k) (the embedded ms-marco cross-encoder).
 - ``coherence_sentence`` (Eq. 3): mean over sentences of 1/PPL (PPL capped at 200); ``sentence_context``
-  ``paragraph`` (default: one evaluation per text, each sentence after the ones before) or ``sentence`` (each
-  alone, as CONNER's scripts).
+  ``paragraph`` (default: one evaluation per text, each sentence after the ones before; a recorded deviation) or
+  ``sentence`` (each alone, as CONNER's scripts).
 - ``coherence_paragraph`` (Eq. 4): a pluggable discourse-coherence model, ``coherence`` (a registered pair scorer:
   the sigmoid of its score for (q, k), as relevance reads one; a discourse model may ignore q); without one, the
   default, a recorded deviation (no discourse model offline): the LM's sentence-order test, the share of
@@ -78,6 +78,10 @@ SETTINGS = (
     "judge", "lm", "relevance_model", "evidence_index", "evidence_k", "aggregation", "sentence_context", "ppl_cap", "shuffles", "unrelated",
     "q_know_gamma", "coherence_paragraph_model",
 )  # fmt: skip
+SENTENCE_CONTEXT_DEVIATION = (
+    "coherence_sentence: each sentence's perplexity after the sentences before it (sentence_context=paragraph, one "
+    "evaluation per text), where CONNER's scripts score each sentence alone (sentence_context=sentence)"
+)
 COHERENCE_DEVIATION = "coherence_paragraph: the LM's sentence-order test instead of CONNER's Coherence-Momentum model"
 READER_DEVIATION = (
     "validity and answer_em: the reader answers with vericite's zero-shot prompt (READER_PROMPT), not CONNER's few-shot "
@@ -229,10 +233,13 @@ class ConnerMetric(LMMeasures, ValidityMeasures, PairMeasures):
 
     def deviations(self, samples: Sequence[Any] = ()) -> list[str]:
         """Where this evaluation departs from CONNER, in words (results.json ``evaluation.conner.deviations``): the
-        sentence-order test for paragraph coherence (when it is measured, with no ``coherence`` model); with validity or answer_em, the
+        sentence context of coherence_sentence (when it is measured with ``sentence_context=paragraph``, the default);
+        the sentence-order test for paragraph coherence (when it is measured, with no ``coherence`` model); with validity or answer_em, the
         reader's prompt (vericite's zero-shot :data:`READER_PROMPT`, not CONNER's few-shot answer templates of
         Table 13); over WoW-shaped ``samples`` (:func:`dialogue_queries`), the query is the dialogue history."""
         out = []
+        if self.sentence_context == "paragraph" and "coherence_sentence" in self.names:
+            out.append(SENTENCE_CONTEXT_DEVIATION)
         if self.coherence is None and "coherence_paragraph" in self.names:
             out.append(COHERENCE_DEVIATION)
         if {"validity", "answer_em"} & set(self.names):

@@ -143,7 +143,7 @@ def test_ctrl_c_is_one_line_and_exit_130_and_the_lm_is_released(tmp_path, monkey
     monkeypatch.setattr(models, "release", lambda lm: released.append(lm))
     monkeypatch.setattr(ca, "alce_utility", lambda *a, **k: pytest.fail("not reached"))
 
-    def ctrl_c(scorer, lm, *a):
+    def ctrl_c(scorer, lm, *a, **k):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ca, "conner_nq", ctrl_c)

@@ -316,7 +316,7 @@ def test_paragraph_coherence_takes_a_pluggable_discourse_model():
     assert st["coherence_paragraph_model"].startswith("discourse@1") and not [d for d in st["deviations"] if d.startswith("coherence_paragraph")]
     assert m.judging_part().coherence is None  # the judged part never loads it (evaluate --ray's workers)
     default = run([items[0], items[1]]).settings["conner"]
-    assert default["coherence_paragraph_model"] == "sentence-order test of fake" and "Coherence-Momentum" in default["deviations"][0]
+    assert default["coherence_paragraph_model"] == "sentence-order test of fake" and any("Coherence-Momentum" in d for d in default["deviations"])
 
 
 def test_a_coherence_model_is_neither_loaded_nor_recorded_when_coherence_paragraph_is_not_measured():
@@ -349,15 +349,15 @@ def test_an_items_own_evidence_is_used_whole_not_cut_to_evidence_k():
 
 
 def test_the_readers_prompt_and_woWs_query_are_recorded_as_deviations():
-    from vericite.metrics.conner import COHERENCE_DEVIATION, READER_DEVIATION, SETTINGS, WOW_QUERY_DEVIATION
+    from vericite.metrics.conner import COHERENCE_DEVIATION, READER_DEVIATION, SENTENCE_CONTEXT_DEVIATION, SETTINGS, WOW_QUERY_DEVIATION
     from vericite.metrics.conner_specs import Q_KNOW
 
     nq = [item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is in France. It is big.")]
-    assert run(nq).settings["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION]
+    assert run(nq).settings["conner"]["deviations"] == [SENTENCE_CONTEXT_DEVIATION, COHERENCE_DEVIATION, READER_DEVIATION]
     # WoW-shaped: the query is the dialogue history, meta.last_utterance its last turn (wow-*-500's samples)
     s, a = item(2, "Beards are hair. They grow.")
     wow = Sample(id="w", question="i like beards.\nAdult males grow them!", meta={"topic": "Beard", "last_utterance": "Adult males grow them!"})
-    assert run([*nq, (wow, a)]).settings["conner"]["deviations"] == [COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION]
+    assert run([*nq, (wow, a)]).settings["conner"]["deviations"] == [SENTENCE_CONTEXT_DEVIATION, COHERENCE_DEVIATION, READER_DEVIATION, WOW_QUERY_DEVIATION]
     one_turn = Sample(id="w1", question="Adult males grow them!", meta={"last_utterance": "Adult males grow them!"})
     assert WOW_QUERY_DEVIATION not in run([*nq, (one_turn, a)]).settings["conner"]["deviations"]  # its query is the utterance
     # Q_know's measures read no reader: its settings (generate's manifest) note no reader's prompt
@@ -365,6 +365,19 @@ def test_the_readers_prompt_and_woWs_query_are_recorded_as_deviations():
     assert q.settings()["deviations"] == [COHERENCE_DEVIATION]
     # compare reads every setting but the deviations
     assert set(ConnerMetric.compared_settings) == {f"conner.{k}" for k in q.settings() if k != "deviations"} == {f"conner.{k}" for k in SETTINGS}
+
+
+def test_coherence_sentence_in_context_is_recorded_as_a_deviation():
+    """CONNER's scripts score each sentence alone; vericite's default (sentence_context=paragraph) scores each after
+    the ones before it: a deviation, recorded when coherence_sentence is measured so, and only then."""
+    from vericite.metrics.conner import SENTENCE_CONTEXT_DEVIATION
+
+    nq = [item(0, "Rome is the capital of Italy. It is old."), item(1, "Paris is in France. It is big.")]
+    st = run(nq).settings["conner"]
+    assert st["sentence_context"] == "paragraph" and SENTENCE_CONTEXT_DEVIATION in st["deviations"]
+    assert SENTENCE_CONTEXT_DEVIATION not in run(nq, sentence_context="sentence").settings["conner"]["deviations"]
+    assert SENTENCE_CONTEXT_DEVIATION not in run(nq, metrics=["relevance", "informativeness"]).settings["conner"]["deviations"]
+    assert run(nq, metrics=["coherence_sentence"]).settings["conner"]["deviations"] == [SENTENCE_CONTEXT_DEVIATION]
 
 
 def test_helpfulness_raw_is_the_ratio_before_the_clamp():
