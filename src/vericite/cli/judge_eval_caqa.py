@@ -84,11 +84,11 @@ def refuse_other_labels(judge: Any) -> None:
     not_enough_info) are none of the classes, so every item would be scored unparseable. Three labels do not
     map onto four (not_enough_info is both insufficient and irrelevant); a binary judge is read as AutoIS reads
     it under ``autois:<judge>``."""
-    from ..judges.four_class import CAQA_LABELS
+    from ..judges.four_class import CAQA_LABELS, is_four_class
 
-    labels = tuple(str(x) for x in (getattr(judge, "labels", None) or ()))
-    if set(CAQA_LABELS) <= set(labels):
+    if is_four_class(judge):
         return
+    labels = tuple(str(x) for x in (getattr(judge, "labels", None) or ()))
     said = f"its labels are {' / '.join(labels)}" if labels else "it declares no labels"
     hint = "; a binary judge is read as four classes by autois:<judge>" if len(labels) == 2 else ""
     raise VericiteError(f"--task caqa measures four-class judges (labels {', '.join(CAQA_LABELS)}): {FOUR_CLASS_JUDGES}, "

@@ -26,11 +26,11 @@ def verifier_refusal(judge: Any) -> str | None:
     """Why ``judge`` cannot be VTG's verifier, in one line, or None when it can: a judge whose ``labels`` hold
     CAQA's four classes (``llm4:``, ``nli4:``, ``autois:``, ``caqa:``, ``fake-4class``) is refused; any other judge
     is read by :data:`VERIFIER_RULE`."""
-    from ..judges.four_class import CAQA_LABELS
+    from ..judges.four_class import is_four_class
 
-    labels = [str(x) for x in (getattr(judge, "labels", None) or ())]
-    if not set(CAQA_LABELS) <= set(labels):
+    if not is_four_class(judge):
         return None
+    labels = [str(x) for x in judge.labels]
     jid = getattr(judge, "id", type(judge).__name__)
     return (
         f"method vtg: verifier_judge {jid} is a four-class judge ({', '.join(labels)}), which cannot verify: give a binary "

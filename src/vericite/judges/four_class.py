@@ -28,6 +28,12 @@ from .log_mass import label_probabilities
 
 CAQA_LABELS = ("supportive", "insufficient", "contradictory", "irrelevant")
 
+
+def is_four_class(judge: Any) -> bool:
+    """Whether ``judge`` gives CAQA's four classes (its ``labels`` hold all four): what ``--attribution-judge`` and
+    ``judge-eval --task caqa`` take, and what VTG's verifiers and ``autois:`` refuse."""
+    return set(CAQA_LABELS) <= set(getattr(judge, "labels", ()) or ())
+
 #: the judge prompts, versioned (``caqa-judge@N``); the instruction is fixed once released
 PROMPTS: dict[str, dict[str, str]] = {
     "caqa-judge@1": {
@@ -218,7 +224,7 @@ def autois_from_spec(arg: str, *, ctx: Any, **options: Any) -> AutoISMapped:
     from ..registry import create
 
     inner = create("judges", arg, ctx, **options)
-    if set(CAQA_LABELS) <= set(getattr(inner, "labels", ())):
+    if is_four_class(inner):
         raise VericiteError(f"autois:{arg}: {getattr(inner, 'id', arg)} is already a four-class judge")
     return AutoISMapped(inner)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..judges.four_class import CAQA_LABELS
+from ..judges.four_class import CAQA_LABELS, is_four_class
 from ..types import CitationKind, JudgePair, Judgement, ParseStatus
 from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, MetricSpec, ProgressBar, Ratios, Unavailable, corpus_results
 from .judging import judge_corpus, judge_id
@@ -59,11 +59,6 @@ SPECS: dict[str, MetricSpec] = {
 }
 METRIC_NAMES = tuple(SPECS)
 NO_JUDGE = "no four-class judge (--attribution-judge llm4:<model>, nli4:<model>, autois:<binary judge>, caqa:<folder>)"
-
-
-def is_four_class(judge: Any) -> bool:
-    """Whether ``judge`` gives CAQA's four classes (its ``labels`` hold all four)."""
-    return set(CAQA_LABELS) <= set(getattr(judge, "labels", ()) or ())
 
 
 def check_four_class(judge: Any, what: str = "--attribution-judge") -> None:
