@@ -146,3 +146,14 @@ def test_run_resumes_a_config_that_now_leaves_kg_k_out(tmp_path, store, monkeypa
     r = run("plain", "", "--out", "part", "--resume")
     assert "with the folder's kg_k=1" in r.stderr
     assert samples(tmp_path / "part") == samples(tmp_path / "all")
+
+
+def test_a_memory_of_triples_records_kalmas_parser_and_a_folder_that_named_alces_resumes(tmp_path, store):
+    generate(tmp_path, store, "p")
+    path = tmp_path / "p" / "manifest.json"
+    m = json.loads(path.read_text())
+    records = [json.loads(l) for l in (tmp_path / "p" / "samples.jsonl").read_text().splitlines()]
+    assert m["parser"] == "kalma-triple@1" and {r["answer"]["parser"] for r in records} == {"kalma-triple@1"}
+    m["parser"] = "alce-citation@1"  # what runs before the fix recorded for a store's memory of triples
+    path.write_text(json.dumps(m), encoding="utf-8")
+    generate(tmp_path, store, "p", "--resume")  # the same run: not refused

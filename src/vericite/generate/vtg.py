@@ -55,6 +55,7 @@ import dataclasses
 import time
 from typing import Any, Mapping, Sequence
 
+from ..attribution.kg import PARSER_ID as KG_PARSER_ID
 from ..errors import VericiteError
 from ..models.usage import metered
 from ..totals import status_totals
@@ -367,7 +368,7 @@ class VtgMethod:
             "model": self.backend.identity().to_dict(),
             "prompt": o.sentence_prompt,
             "prompts": self.prompt_ids(),
-            "parser": getattr(self.format, "id", CITATION_FORMAT),
+            "parser": self.parser_id(),
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
@@ -396,7 +397,17 @@ class VtgMethod:
         given) is told apart here, in one line, not mixed into the run."""
         if old.get("method") != self.id:
             return dict(old)
+        if str(old.get("memory", "")).startswith("triples") and old.get("parser") == self.format_id():
+            old = {**old, "parser": KG_PARSER_ID}  # written before the parser of a memory of triples was recorded as such
         return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", **old}
+
+    def format_id(self) -> str:
+        return str(getattr(self.format, "id", CITATION_FORMAT))
+
+    def parser_id(self) -> str:
+        """The parser of the run's answers: KaLMA's for a memory of triples from a store (each record's ``answer``
+        names its own: a question that carries only triples is parsed as KaLMA's in a run without a store)."""
+        return KG_PARSER_ID if self.kg_retriever is not None else self.format_id()
 
     def prompt_ids(self) -> dict[str, str]:
         return {**P.PROMPT_IDS, "sentence": self.opts.sentence_prompt}
