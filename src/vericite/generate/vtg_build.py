@@ -175,6 +175,8 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
         raise VericiteError("method vtg: simplifier_batch batches the greedy simplifier's checks; it does not apply to simplifier_strategy=halving (give one of them)")
     if opts.documents == "retrieve" and retriever is None and not opts.index:
         raise VericiteError("method vtg: documents=retrieve needs an index: pass --index DIR (see `vericite docs index`)")
+    if opts.knowledge == "retrieve" and not opts.store:
+        raise VericiteError("method vtg: knowledge=retrieve needs a graph: pass --store DIR (see `vericite kg load`)")
     model = arg or DEFAULT_MODEL
     if backend is None:
         backend = model_loader(ctx)(model)
@@ -196,8 +198,6 @@ def build(arg: str, *, ctx: Any, backend: Any = None, seed: int = 0, judge: Any 
 
         store = open_store(opts.store)  # read-only, as KaLMA's
         kg_retriever = KalmaRetriever(store)
-    elif opts.knowledge == "retrieve":
-        raise VericiteError("method vtg: knowledge=retrieve needs a graph: pass --store DIR (see `vericite kg load`)")
     return VtgMethod(backend, opts, judge=judge, seed=seed, retriever=retriever, kg_retriever=kg_retriever, store=store)
 
 

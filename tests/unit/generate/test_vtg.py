@@ -374,3 +374,11 @@ def test_a_memory_of_the_questions_triples_goes_whole_to_the_simplifier_one_judg
         assert t["citations"] == [1] and r["output"] == "Paris, capital of France [Q1, capital of: France]."
         assert t["simplifier"]["calls"] == (n - 1 if batch else n)
         assert r["vtg"]["judge"]["calls"] == 2 + (n + sum(range(n - 1)) if batch else n)  # pairs judged in the answer
+
+
+def test_knowledge_retrieve_without_a_store_is_refused_before_a_model_or_judge_is_built():
+    def no_load(name):
+        raise AssertionError(f"loaded {name}")
+
+    with pytest.raises(VericiteError, match="knowledge=retrieve needs a graph"):
+        build("", ctx=BuildContext(load_model=no_load), knowledge="retrieve")
