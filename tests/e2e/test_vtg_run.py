@@ -74,8 +74,12 @@ def test_run_the_ablation_experiment(tmp_path, script_model):
 def test_judge_flag_overrides_the_verifiers_judge_that_names_the_configs_judge(path):
     # `vericite run configs/vtg-x.yaml --model M --judge llm:M` kept method_args.verifier_judge (the embedded Qwen)
     cfg = load_run_config(str(path), {"model": "smollm2-135m", "judge": "llm:smollm2-135m"})
-    if "verifier_judge" not in load_run_config(str(path), {}).method_args:
+    written = load_run_config(str(path), {})
+    if "verifier_judge" not in written.method_args:
         return  # the verifiers' judge is VTG's default, llm:<--model> (vtg-kg-removal)
+    if written.method_args["verifier_judge"] != written.judge:  # a verifiers' judge of its own (vtg-kg-removal-llm3): kept
+        assert cfg.judge == "llm:smollm2-135m" and cfg.method_args["verifier_judge"] == written.method_args["verifier_judge"]
+        return
     assert cfg.judge == "llm:smollm2-135m" and cfg.method_args["verifier_judge"] == "llm:smollm2-135m"
     if cfg.experiment == "vtg-methods":
         assert registry.create("experiments", cfg.experiment).generation_at(3, cfg.method_args)["method_args"]["rerank_judge"] == "llm:smollm2-135m"
