@@ -296,7 +296,7 @@ class Replay:
 
         out = []
         for msgs in prompts:
-            hit = self.cached.cache.get(self.cached._key("generate", messages=[dict(m) for m in msgs], params=params.to_dict()))
+            hit = self.cached.cache.get(self.cached.call_key("generate", messages=[dict(m) for m in msgs], params=params.to_dict()))
             if hit is None:
                 raise SystemExit("replay: a generation missing from the call cache (the replay is not the run it was filled by)")
             c = Completion.from_dict(hit)
@@ -315,14 +315,14 @@ class Replay:
         out = []
         for msgs in prompts:
             item = {"messages": [dict(m) for m in msgs], "candidates": list(candidates)}
-            scores = self.cached.cache.get(self.cached._key("next_token_logprobs", **item))
+            scores = self.cached.cache.get(self.cached.call_key("next_token_logprobs", **item))
             if scores is None:
                 # a check the real run never asked: a batched simplifier's speculative check when the cache was filled
                 # by a run of one call per check. No removal depends on it (the records are compared with the real
                 # runs' to show it); its prompt still counts
                 self.missing += 1
                 scores = {c: -0.7 for c in candidates}
-            u = self.cached.cache.get(self.cached._key("next_token_usage", **item), count=False)
+            u = self.cached.cache.get(self.cached.call_key("next_token_usage", **item), count=False)
             self._tell(msgs, [], [-2])  # the one token sampled to read the distribution is never evaluated
             out.append((scores, Usage.from_dict(u) if isinstance(u, dict) else None))
         return out
@@ -391,6 +391,24 @@ def print_replay(args: argparse.Namespace, samples: list, method_args: dict, nam
         same = (without_checks(recs) == without_checks(ref)) if old else recs == ref
         print(f"the replay's answers and traces are those of the run in {path}: {'yes' if same else 'NO'}"
               + (" (each check's verdict not compared: that run did not trace them)" if old else ""))
+        if not same:
+            mine, theirs = (without_checks(ref), without_checks(recs)) if old else (ref, recs)
+            for s, a, b in zip(samples, mine, theirs):
+                if a != b:
+                    print(f"  {s.id}: {first_difference(a, b)}")
+
+
+def first_difference(replayed: dict, recorded: dict | None) -> str:
+    """Where a question's replayed answer first differs from the run's record (what ``comparable`` keeps)."""
+    if recorded is None:
+        return "not in the run's answers"
+    if len(replayed["trials"]) != len(recorded["trials"]):
+        return f"{len(replayed['trials'])} trials replayed, {len(recorded['trials'])} recorded"
+    for i, (a, b) in enumerate(zip(replayed["trials"], recorded["trials"])):
+        keys = [k for k in a if a.get(k) != b.get(k)]
+        if keys:
+            return f"trial {i + 1} differs in {', '.join(keys)}: {str(a[keys[0]])[:80]!r} replayed, {str(b.get(keys[0]))[:80]!r} recorded"
+    return "the output differs"
 
 
 def without_checks(records: list) -> list:
