@@ -34,6 +34,7 @@ def is_four_class(judge: Any) -> bool:
     ``judge-eval --task caqa`` take, and what VTG's verifiers and ``autois:`` refuse."""
     return set(CAQA_LABELS) <= set(getattr(judge, "labels", ()) or ())
 
+
 #: the judge prompts, versioned (``caqa-judge@N``); the instruction is fixed once released
 PROMPTS: dict[str, dict[str, str]] = {
     "caqa-judge@1": {
