@@ -81,3 +81,29 @@ def test_vtgs_prompts_put_what_they_share_first():
     asked = sum(len(tokens(msgs)) for msgs in script.prompts)
     assert last.evaluated > 0.8 * asked  # the last prompt alone: most of it again
     assert kept.evaluated < 0.6 * last.evaluated and kept.restored >= 4  # 446 words of 927 (1,110 asked), 8 restores
+
+
+def test_the_replay_reads_the_call_cache_by_names_the_cache_has(tmp_path):
+    # the replay reads the run's calls through CachedBackend (self.cached.<name>); a renamed method there broke
+    # --replay without a test noticing (_key became call_key)
+    import ast
+
+    from vericite.models.cache import CachedBackend, CallCache
+    from vericite.models.fake import FakeBackend
+
+    tree = ast.parse((ROOT / "benchmarks" / "bench_vtg_cost.py").read_text(encoding="utf-8"))
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Attribute) and n.value.attr == "cached"}
+    cached = CachedBackend(FakeBackend(), CallCache(tmp_path / "calls.sqlite"))
+    assert "call_key" in used and not [name for name in used if not hasattr(cached, name)]
+
+
+def test_a_replay_names_where_a_question_first_differs_from_the_run():
+    spec = importlib.util.spec_from_file_location("bench_vtg_cost", ROOT / "benchmarks" / "bench_vtg_cost.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = {"output": "x", "trials": [{"sentence": "s", "citations": [1]}, {"sentence": "t", "citations": [2]}]}
+    assert mod.first_difference(a, None) == "not in the run's answers"
+    assert mod.first_difference(a, {**a, "trials": a["trials"][:1]}) == "2 trials replayed, 1 recorded"
+    b = {"output": "x", "trials": [a["trials"][0], {"sentence": "t", "citations": [3]}]}
+    assert mod.first_difference(a, b) == "trial 2 differs in citations: '[2]' replayed, '[3]' recorded"
+    assert mod.first_difference(a, {**a, "output": "y"}) == "the output differs"
