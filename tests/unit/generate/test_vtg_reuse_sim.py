@@ -9,11 +9,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def sim_class():
+def bench():
     spec = importlib.util.spec_from_file_location("bench_vtg_cost", ROOT / "benchmarks" / "bench_vtg_cost.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.ReuseSim
+    return mod
+
+
+def sim_class():
+    return bench().ReuseSim
 
 
 A, B, A2 = [1, 2, 3, 4, 5], [1, 9, 9, 9], [1, 2, 3, 4, 6]
@@ -98,9 +102,7 @@ def test_the_replay_reads_the_call_cache_by_names_the_cache_has(tmp_path):
 
 
 def test_a_replay_names_where_a_question_first_differs_from_the_run():
-    spec = importlib.util.spec_from_file_location("bench_vtg_cost", ROOT / "benchmarks" / "bench_vtg_cost.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench()
     a = {"output": "x", "trials": [{"sentence": "s", "citations": [1]}, {"sentence": "t", "citations": [2]}]}
     assert mod.first_difference(a, None) == "not in the run's answers"
     assert mod.first_difference(a, {**a, "trials": a["trials"][:1]}) == "2 trials replayed, 1 recorded"
