@@ -44,11 +44,10 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from ..errors import VericiteError
 from ..jsonl import text_lines
-from ..stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_cis, somers_d_of, spearman_of
+from ..stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_cis, point, somers_d_of, spearman_of
 from .conner_reference import REFERENCE_FILES, finite_pairs, read_reference_values
 
 #: texts scored per model call (each chunk reaches the call cache when done: a cut-off run resumes)
@@ -58,44 +57,19 @@ CHUNK = 4
 INTERRUPTED = "interrupted: the chunks scored so far are in the call cache; run the same command again to continue"
 
 
-def ranks(x: Sequence[float]) -> np.ndarray:
-    """Average ranks (ties share their mean rank)."""
-    a = np.asarray(x, dtype=float)
-    order = np.argsort(a, kind="mergesort")
-    r = np.empty(len(a))
-    sa = a[order]
-    i = 0
-    while i < len(a):
-        j = i
-        while j + 1 < len(a) and sa[j + 1] == sa[i]:
-            j += 1
-        r[order[i : j + 1]] = (i + j) / 2.0 + 1
-        i = j + 1
-    return r
-
-
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rank correlation; None under 3 pairs or with a constant side. NaN is refused (a ValueError):
-    leave such pairs out first, and count them (``conner_reference.finite_pairs``)."""
+    """Spearman's rank correlation (ties share their mean rank): ``stats.spearman_of`` on the items themselves, so
+    the point and its bootstrap are one computation. None under 3 pairs or with a constant side. NaN is refused (a
+    ValueError): leave such pairs out first, and count them (``conner_reference.finite_pairs``)."""
     if not all(math.isfinite(v) for v in (*x, *y)):
         raise ValueError("spearman of values that are not all finite: leave the NaN out first (finite_pairs)")
-    if len(x) < 3:
-        return None
-    rx, ry = ranks(x), ranks(y)
-    if rx.std() == 0 or ry.std() == 0:
-        return None
-    return float(np.corrcoef(rx, ry)[0, 1])
+    return point(spearman_of(x, y), len(x))
 
 
 def somers_d(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Somers' D of y given x: (concordant − discordant) / pairs not tied on x (as CONNER §6 reports it)."""
-    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    dx = np.sign(xa[:, None] - xa[None, :])
-    dy = np.sign(ya[:, None] - ya[None, :])
-    untied = int(np.count_nonzero(dx)) // 2
-    if untied == 0:
-        return None
-    return float((dx * dy).sum() / 2 / untied)
+    """Somers' D of y given x: (concordant − discordant) / pairs not tied on x (as CONNER §6 reports it), as
+    ``stats.somers_d_of`` on the items themselves; None where no pair is untied on x."""
+    return point(somers_d_of(x, y), len(x))
 
 
 def agreement(statistic: str, x: Sequence[float], y: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> dict[str, Any]:
@@ -103,8 +77,8 @@ def agreement(statistic: str, x: Sequence[float], y: Sequence[float], *, resampl
     percentile bootstrap interval (``stats.bootstrap_cis``) over ``resamples`` samples of the items, each item
     drawn with both its values (paired), seeded; samples where the statistic is undefined are left out of it.
     [None, None] where the statistic itself is undefined. ``bootstrap`` records how it was drawn."""
-    point_of, statistic_of = {"spearman": (spearman, spearman_of), "somers_d": (somers_d, somers_d_of)}[statistic]
-    value = point_of(x, y)
+    value = {"spearman": spearman, "somers_d": somers_d}[statistic](x, y)
+    statistic_of = {"spearman": spearman_of, "somers_d": somers_d_of}[statistic]
     lo, hi = bootstrap_cis({statistic: statistic_of(x, y)}, len(x), resamples=resamples, seed=seed)[statistic] if value is not None else (None, None)
     return {
         statistic: value, "n": len(x), "ci95": [lo, hi],

@@ -7,15 +7,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from vericite.bench.conner_agreement import chunked, conner_nq, ranks, somers_d, spearman
+from vericite.bench.conner_agreement import chunked, conner_nq, somers_d, spearman
 from vericite.errors import VericiteError
 from vericite.fakes.scoring import FakePairScorer
 from vericite.models.fake import FakeBackend
 from vericite.models.lm_scoring import perplexity
 
 
-def test_ranks_share_ties():
-    assert list(ranks([3, 1, 3, 2])) == [3.5, 1.0, 3.5, 2.0]
+def test_spearman_ties_share_their_mean_rank():
+    # x ranks 3.5, 1, 3.5, 2 against 1, 2, 3, 4: sum dx*dy = -1, sum dx^2 = 4.5, sum dy^2 = 5
+    assert spearman([3, 1, 3, 2], [1, 2, 3, 4]) == pytest.approx(-1 / 22.5**0.5)
 
 
 def test_spearman():
