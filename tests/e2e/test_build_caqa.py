@@ -21,6 +21,10 @@ def test_build_caqa_then_stats(tmp_path):
     assert "| class | supportive (Sup.)" in s.output and "checks: all pass" in s.output
     j = json.loads(CliRunner().invoke(cli, ["build", "stats", str(out), "--json"]).output)
     assert sum(v["total"] for v in j["stats"]["classes"].values()) == len(out.read_text().splitlines())
+    card = tmp_path / "caqa.md"
+    card.unlink()
+    c = CliRunner().invoke(cli, ["build", "stats", str(out), "--card"])
+    assert c.exit_code == 0 and f"card: {card}" in c.output and card.read_text(encoding="utf-8").strip(), c.output
     again = CliRunner().invoke(cli, ["build", "caqa", "--pool", str(pool), "--n", "40", "--verbalise", "template", "--out", str(out), "-q"])
     assert again.exit_code != 0 and "--resume" in again.output and "Traceback" not in again.output
     more = CliRunner().invoke(cli, ["build", "caqa", "--pool", str(pool), "--n", "60", "--verbalise", "template", "--out", str(out), "-q", "--resume"])

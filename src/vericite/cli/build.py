@@ -182,12 +182,7 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
         if graph is not None:
             graph.close()
     if write_card_too:
-        paths = side_paths(dataset)
-        try:
-            log = json.loads(paths["log"].read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            log = {}
-        click.echo(f"card: {write_card(paths['card'], entries, log)}", err=True)
+        _card(side_paths(dataset), write_card, entries)
     if as_json:
         click.echo(json.dumps({"stats": s, "checks": chk}, indent=2, ensure_ascii=False))
         return
@@ -207,6 +202,17 @@ def stats(dataset: str, pool: str | None, store: str | None, as_json: bool, writ
         raise SystemExit(1)
 
 
+def _card(paths: dict, write_card: Any, items: list) -> None:
+    """Write a built dataset's card beside it (from its build log, when it has one) and say where, on stderr."""
+    import json
+
+    try:
+        log = json.loads(paths["log"].read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        log = {}
+    click.echo(f"card: {write_card(paths['card'], items, log)}", err=True)
+
+
 def _caqa_stats(dataset: str, as_json: bool, write_card_too: bool) -> None:
     import json
 
@@ -217,12 +223,7 @@ def _caqa_stats(dataset: str, as_json: bool, write_card_too: bool) -> None:
     items = list(read_appended(dataset))
     chk = check_items(items)
     if write_card_too:
-        paths = side_paths(dataset)
-        try:
-            log = json.loads(paths["log"].read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            log = {}
-        click.echo(f"card: {write_card(paths['card'], items, log)}", err=True)
+        _card(side_paths(dataset), write_card, items)
     if as_json:
         click.echo(json.dumps({"stats": counts(items), "checks": chk}, indent=2, ensure_ascii=False))
         return

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from .duplicates import duplicate
+from .duplicates import first_of_each_id
 from ..metrics.alce import detect_subtask
 from ..paths import shared_data_dir
 from ..tasks.alce_inputs import alce_fields, alce_items
@@ -73,16 +73,7 @@ def sample_from_item(item: Any, where: str, default_id: str) -> Sample:
 def read_alce(path: str | Path) -> list[Sample]:
     """Every item of an ALCE file as a Sample; ids must be distinct."""
     p = Path(path)
-    out: list[Sample] = []
-    seen: dict[str, str] = {}
-    for n, (where, item) in enumerate(alce_items(p), 1):
-        sample = sample_from_item(item, where, f"{p.stem}-{n}")
-        if sample.id in seen:  # an error, or within duplicates.collecting left out (the first kept)
-            duplicate(where, sample.id, seen[sample.id])
-            continue
-        seen[sample.id] = where
-        out.append(sample)
-    return out
+    return first_of_each_id((where, sample_from_item(item, where, f"{p.stem}-{n}")) for n, (where, item) in enumerate(alce_items(p), 1))
 
 
 def shared_sample(name: str) -> Path:

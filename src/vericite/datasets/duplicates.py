@@ -3,7 +3,7 @@ only the first question of an id is kept; a later one is left out, recorded with
 first one is (``duplicate id q0 (first at line 1)``).
 
 The file readers (JSONL, ALCE, 2WikiMultihopQA and WebQuestions files) know where each question is and call
-:func:`duplicate` on an id met before. Within :func:`collecting` (``load_samples(..., dropped=...)``, which
+:func:`duplicate` on an id met before (ALCE's and the QA sets' through :func:`first_of_each_id`). Within :func:`collecting` (``load_samples(..., dropped=...)``, which
 ``vericite generate`` and ``vericite run`` use) the question is recorded and left out; outside it (a direct read)
 it stays the one error line it was. A dataset that reads none of these files (a plugin's, BioKaLMA's) is checked
 by position after it is loaded (:func:`distinct`: ``question N``).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..errors import DataError
 from ..types import Sample
@@ -38,6 +38,20 @@ def duplicate(where: str, sid: str, first: str, message: str | None = None) -> N
     if dropped is None:
         raise DataError(message or f"{where}: duplicate id {sid!r} (first at {first})")
     dropped.append({"where": where, "id": sid, "reason": f"duplicate id {sid} (first at {first})"})
+
+
+def first_of_each_id(located: Iterable[tuple[str, Sample]]) -> list[Sample]:
+    """The samples of a file reader, each with where it is: the first of each id kept, a later one passed to
+    :func:`duplicate` (recorded and left out when collecting, else the error)."""
+    seen: dict[str, str] = {}
+    out: list[Sample] = []
+    for where, sample in located:
+        if sample.id in seen:
+            duplicate(where, sample.id, seen[sample.id])
+            continue
+        seen[sample.id] = where
+        out.append(sample)
+    return out
 
 
 def distinct(samples: list[Sample], dropped: list[dict[str, Any]]) -> list[Sample]:

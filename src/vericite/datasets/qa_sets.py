@@ -35,7 +35,7 @@ from ..errors import DataError
 from ..jsonl import text_lines
 from ..types import Passage, Sample
 from . import LoaderDataset
-from .duplicates import duplicate
+from .duplicates import first_of_each_id
 
 SHAPES = 'a JSON list, {"data": [...]}, or JSONL'
 
@@ -220,21 +220,18 @@ def read_qa_set(name: str, path: str | Path) -> list[Sample]:
     """Every item of a ``2wiki`` or ``webq`` file as a Sample (module docstring); ids must be distinct."""
     what, to_sample = READERS[name]
     p = Path(path)
-    out: list[Sample] = []
-    seen: dict[str, str] = {}
-    for where, n, item in read_items(p, what):
-        if not isinstance(item, dict):
-            raise DataError(f"{where}: expected a JSON object, not {type(item).__name__}")
-        try:
-            sample = to_sample(item, f"{p.stem}-{n}")
-        except ValueError as e:
-            raise DataError(f"{where}: {e}") from None
-        if sample.id in seen:  # an error, or within duplicates.collecting left out (the first kept)
-            duplicate(where, sample.id, seen[sample.id])
-            continue
-        seen[sample.id] = where
-        out.append(sample)
-    return out
+
+    def located() -> Iterator[tuple[str, Sample]]:
+        for where, n, item in read_items(p, what):
+            if not isinstance(item, dict):
+                raise DataError(f"{where}: expected a JSON object, not {type(item).__name__}")
+            try:
+                sample = to_sample(item, f"{p.stem}-{n}")
+            except ValueError as e:
+                raise DataError(f"{where}: {e}") from None
+            yield where, sample
+
+    return first_of_each_id(located())
 
 
 def _loader(name: str) -> Callable[..., list[Sample]]:
