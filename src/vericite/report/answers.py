@@ -15,7 +15,7 @@ from typing import Any, Mapping, Protocol, Sequence
 from ..normalise import triple_key
 from ..types import judgement_label
 from .format import clip, esc, fmt
-from .passages import PassageRenderer
+from .passages import PassageRenderer, citations_of
 
 MAX_JUDGEMENTS_PER_SAMPLE = 200
 MAX_KNOWLEDGE_PER_SAMPLE = 200
@@ -147,14 +147,8 @@ class TripleRenderer:
 
 
 def _cited_keys(sample: Mapping[str, Any]) -> set[Key]:
-    answer = sample.get("answer")
-    keys = set()
-    if isinstance(answer, Mapping) and isinstance(answer.get("sentences"), list):
-        for s in answer["sentences"]:
-            for c in (s.get("citations") or []) if isinstance(s, Mapping) else []:
-                if isinstance(c, Mapping) and all(isinstance(c.get(k), str) for k in ("entity", "property", "value")):
-                    keys.add(_triple_key(c["entity"], c["property"], c["value"]))
-    return keys
+    triples = (c for c in citations_of(sample) if all(isinstance(c.get(k), str) for k in ("entity", "property", "value")))
+    return {_triple_key(c["entity"], c["property"], c["value"]) for c in triples}
 
 
 # --------------------------------------------------------------------------- dispatch

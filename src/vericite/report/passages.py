@@ -3,7 +3,7 @@ given beside the answer. Registered in ``report/answers.py`` as the renderer of 
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .format import clip, esc
 
@@ -95,12 +95,15 @@ class PassageRenderer:
         )
 
 
-def _cited_passages(sample: Mapping[str, Any]) -> set[int]:
+def citations_of(sample: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every citation (a mapping) of a record's answer, whatever its kind; what is malformed is passed over."""
     answer = sample.get("answer")
-    out = set()
     if isinstance(answer, Mapping) and isinstance(answer.get("sentences"), list):
         for s in answer["sentences"]:
             for c in (s.get("citations") or []) if isinstance(s, Mapping) else []:
-                if isinstance(c, Mapping) and c.get("kind") == "passage" and isinstance(c.get("passage"), int):
-                    out.add(c["passage"])
-    return out
+                if isinstance(c, Mapping):
+                    yield c
+
+
+def _cited_passages(sample: Mapping[str, Any]) -> set[int]:
+    return {c["passage"] for c in citations_of(sample) if c.get("kind") == "passage" and isinstance(c.get("passage"), int)}
