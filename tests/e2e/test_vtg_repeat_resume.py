@@ -3,7 +3,7 @@ none, in its config or its method's part) goes on with the exact rule it began w
 run made with the exact rule throughout, the local loop's and a pool's alike, ``vericite run``'s levels too; a new
 folder goes on with the threshold it recorded; giving another threshold to either is refused in one line. The same
 for ``repeat_retries`` and ``short_retries`` (0 for a folder written before them), with ``min_sentences=3``, and
-``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` (false)."""
+``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks``, ``tidy_citations`` and ``strip_list_markers`` (false)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests.support.vtg_cli import run as run_cli
 
 #: what a vericite before the options did: exact repeats only, no retry
 OLD_RULES = ("--method-arg", "repeat_overlap=1.0", "--method-arg", "repeat_retries=0", "--method-arg", "short_retries=0", "--method-arg", "strip_preamble=false",
-             "--method-arg", "strip_source_leads=false", "--method-arg", "drop_source_remarks=false", "--method-arg", "tidy_citations=false")  # fmt: skip
+             "--method-arg", "strip_source_leads=false", "--method-arg", "drop_source_remarks=false", "--method-arg", "tidy_citations=false", "--method-arg", "strip_list_markers=false")  # fmt: skip
 
 
 @pytest.fixture
@@ -39,9 +39,9 @@ def resumed_new(tmp_path, *extra, model):
     return records_of(tmp_path / "new")
 
 
-def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations")):
+def as_before_the_option(folder, keys=("repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations", "strip_list_markers")):
     """The folder as a vericite before ``repeat_overlap`` (and ``repeat_retries``, ``short_retries``,
-    ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks``, ``tidy_citations``) wrote it: its manifest without the keys."""
+    ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks``, ``tidy_citations``, ``strip_list_markers``) wrote it: its manifest without the keys."""
     path = folder / "manifest.json"
     m = json.loads(path.read_text())
     for key in keys:
@@ -82,7 +82,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
 
     data = write_items(tmp_path)
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
-    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False})
+    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "strip_list_markers": False})
     generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     generate_pooled(exact.model_copy(update={"limit": 1}), tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     as_before_the_option(tmp_path / "old")
@@ -92,7 +92,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
 
 
 def test_run_resumes_an_experiments_old_levels_with_the_exact_rule(tmp_path, model):
-    given = "repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false, strip_source_leads: false, drop_source_remarks: false, tidy_citations: false,"
+    given = "repeat_overlap: 1.0, repeat_retries: 0, short_retries: 0, strip_preamble: false, strip_source_leads: false, drop_source_remarks: false, tidy_citations: false, strip_list_markers: false,"
     exact, plain = level_configs(tmp_path, "vtg-repeats", given)
     run = functools.partial(run_cli, tmp_path)
     run(exact, "exact")

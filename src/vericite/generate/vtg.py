@@ -30,7 +30,9 @@ cuts a sentence's leading phrase that names the sources ("Based on the provided 
 ``drop_source_remarks`` skips, as a repeat, a sentence that only remarks on the sources ("This information can be
 found in documents [1], [2], and [5].", ``vtg_remarks.is_source_remark``; a completion of nothing else ends the
 answer, ``source-remark``, drawn again within ``short_retries``), ``tidy_citations`` removes a sentence's lists of
-markers with their separators (``vtg_remarks.without_citations``; both likewise).
+markers with their separators (``vtg_remarks.without_citations``; both likewise), and ``strip_list_markers`` reads a
+completion written as a list as its items, its markers cut, a bare "2." and a lead-in ("The types include:")
+skipped (``vtg_lists.py``; likewise).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -63,11 +65,11 @@ from ..types import GenParams, Passage, Sample, Usage
 from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
-from .vtg_build import DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
+from .vtg_build import BEFORE_OPTIONS, DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, build, from_spec  # noqa: F401  (re-exported: the registry names vtg:from_spec)
 from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
 from .vtg_simplify import SIMPLIFIER_STRATEGY
-from .vtg_trace import COMPONENTS, NEAR_REPEATS, PREAMBLES, PROBLEMS, REMARKS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, LIST_MARKERS, NEAR_REPEATS, PREAMBLES, PROBLEMS, REMARKS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
 
 VERSION = 1
 CITATION_FORMAT = "alce"
@@ -118,6 +120,8 @@ class VtgMethod:
         #: whether remarks on the sources are skipped, and lists of markers removed tidily (likewise; True, recorded, False)
         self.drop_source_remarks = opts.drop_source_remarks if opts.drop_source_remarks is not None else S.DROP_SOURCE_REMARKS
         self.tidy_citations = opts.tidy_citations if opts.tidy_citations is not None else S.TIDY_CITATIONS
+        #: whether a completion written as a list is read as its items (VtgOptions.strip_list_markers; likewise)
+        self.strip_list_markers = opts.strip_list_markers if opts.strip_list_markers is not None else S.STRIP_LIST_MARKERS
         #: how the simplifier drops citations (VtgOptions.simplifier_strategy; greedy, what was recorded, greedy)
         self.simplifier_strategy = opts.simplifier_strategy if opts.simplifier_strategy is not None else SIMPLIFIER_STRATEGY
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
@@ -168,7 +172,8 @@ class VtgMethod:
             docs, retrieval = self.documents_for(sample)
             search = self.search_index if (self.retriever is not None and o.documents != "given") else S.PoolSearch(docs)
             memory = Memory(docs[: o.k])
-        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble or self.strip_source_leads, remarks=self.drop_source_remarks)
+        tracer = Tracer(near_repeats=self.repeat_overlap < 1.0, retries=self.repeat_retries > 0, short_retries=self.short_retries > 0, preamble=self.strip_preamble or self.strip_source_leads, remarks=self.drop_source_remarks,
+                        lists=self.strip_list_markers)
         gen = metered(self.backend, tracer.meters["sentence"])
         cite = metered(self.backend, tracer.meters["cite"])
         ask = metered(self.backend, tracer.meters["queries"])
@@ -295,10 +300,11 @@ class VtgMethod:
             cut: list[tuple[str, str]] | None = [] if self.strip_preamble else None
             remarks: list[str] | None = [] if self.drop_source_remarks else None
             leads: list[tuple[str, str]] | None = [] if self.strip_source_leads else None
+            listed: list[dict[str, str]] | None = [] if self.strip_list_markers else None
             with tracer.timed("sentence"):
                 sentence, why, trial.raw = S.generate_sentence(
                     gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end,
-                    overlap=self.repeat_overlap, skipped=skipped, preambles=cut, remarks=remarks, tidy=self.tidy_citations, leads=leads,
+                    overlap=self.repeat_overlap, skipped=skipped, preambles=cut, remarks=remarks, tidy=self.tidy_citations, leads=leads, lists=listed,
                 )
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
@@ -307,6 +313,9 @@ class VtgMethod:
             if led:
                 tracer.count(PREAMBLES)
                 trial.preamble = {"original": led[0][0], "stripped": led[0][1]}
+            if listed:
+                tracer.count(LIST_MARKERS, len(listed))
+                trial.list_markers += [{**x, "draw": r} for x in listed]
             if remarks:
                 tracer.count(REMARKS[0], len(remarks))
                 trial.source_remarks += [{"sentence": x, "draw": r} for x in remarks]
@@ -374,6 +383,7 @@ class VtgMethod:
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
             "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
             "strip_source_leads": self.strip_source_leads, "drop_source_remarks": self.drop_source_remarks, "tidy_citations": self.tidy_citations,
+            "strip_list_markers": self.strip_list_markers,
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
             "simplifier_batch": o.simplifier_batch, "simplifier_strategy": self.simplifier_strategy,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
@@ -391,6 +401,7 @@ class VtgMethod:
         exact repeats only, ``repeat_overlap`` 1.0; one written before ``repeat_retries`` (or ``short_retries``):
         never drew a completion again, 0; before ``strip_preamble`` (``strip_source_leads``): cut no preamble (lead), False; before
         ``drop_source_remarks`` / ``tidy_citations``: kept remarks, removed markers ALCE's way, False; before
+        ``strip_list_markers``: read a list as prose, False; before
         ``simplifier_strategy``: the paper's greedy simplifier. ``generate --resume``
         / ``run --resume`` build the method with those values when the options are not given
         (``VtgOptions.resumed_options``), so the run goes on as it began; a method built otherwise (another value
@@ -399,7 +410,7 @@ class VtgMethod:
             return dict(old)
         if str(old.get("memory", "")).startswith("triples") and old.get("parser") == self.format_id():
             old = {**old, "parser": KG_PARSER_ID}  # written before the parser of a memory of triples was recorded as such
-        return {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", **old}
+        return {**BEFORE_OPTIONS, **old}
 
     def format_id(self) -> str:
         return str(getattr(self.format, "id", CITATION_FORMAT))
@@ -433,7 +444,7 @@ class VtgMethod:
                 "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
                 "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
                 "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES, *REMARKS) if any(q in t.get("problems", {}) for t in traces)))},
+                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES, *REMARKS, LIST_MARKERS) if any(q in t.get("problems", {}) for t in traces)))},
             },
             **_retrieved(records),
         }

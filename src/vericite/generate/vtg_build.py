@@ -38,6 +38,25 @@ def k_with_store_note(method: str | None, method_args: dict[str, Any] | None) ->
     return None
 
 
+#: the options added after ``vtg@1``'s first runs, each with what a folder written before it ran with (recorded
+#: only when set: ``VtgOptions.recorded_when_set``): ``VtgOptions.resumed_options`` resumes such a folder with these,
+#: ``VtgMethod.upgrade_manifest`` reads its manifest with them
+BEFORE_OPTIONS: dict[str, Any] = {
+    "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False,
+    "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False,
+}  # fmt: skip
+
+
+def _of_kind(value: Any, before: Any) -> bool:
+    """Whether a recorded ``value`` can stand for an option whose value before it was ``before``: a bool for a
+    bool, a number (not a bool) for a number, a known strategy for the simplifier's."""
+    if isinstance(before, bool):
+        return isinstance(value, bool)
+    if isinstance(before, (int, float)):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value in STRATEGIES
+
+
 class VtgOptions(BaseModel):
     """VTG's options (``--method-arg KEY=VALUE``; ``--k``, ``--queries``, ``--docs-per-query``, ``--trials``,
     ``--judge``, ``--no-query-generation``, ``--no-verifier``, ``--no-simplifier``, ``--index``, ``--retriever``,
@@ -45,7 +64,7 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations", "simplifier_strategy")
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations", "simplifier_strategy", "strip_list_markers")
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
@@ -56,25 +75,17 @@ class VtgOptions(BaseModel):
     @classmethod
     def resumed_options(cls, method_args: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
         """The options a folder being resumed sets where ``method_args`` leave them unset
-        (``protocols.MethodOptions``): ``repeat_overlap``, ``repeat_retries`` and ``short_retries`` as its manifest
-        records them, 1.0 (the exact rule, all there was) and 0 (no retry) when a ``vtg@1`` manifest records none,
-        and ``strip_preamble``, ``strip_source_leads``, ``drop_source_remarks`` and ``tidy_citations`` likewise, False when none, and
-        ``simplifier_strategy``, greedy when none, and ``kg_k`` as its manifest records it (none: all of KaLMA's
-        retrieval, the option left unset), so a run goes on as it began."""
+        (``protocols.MethodOptions``): each of :data:`BEFORE_OPTIONS` as its manifest records it, and the value
+        there when a ``vtg@1`` manifest records none (what a folder written before the option ran with: 1.0, 0,
+        False, greedy), and ``kg_k`` as its manifest records it (none: all of KaLMA's retrieval, the option left
+        unset), so a run goes on as it began. A recorded value of the wrong kind is left out (the option's default)."""
         if manifest.get("method") != "vtg@1":
             return {}
         out: dict[str, Any] = {}
-        for key, before, kind in (("repeat_overlap", 1.0, float), ("repeat_retries", 0, int), ("short_retries", 0, int)):
+        for key, before in BEFORE_OPTIONS.items():
             recorded = manifest.get(key, before)
-            if method_args.get(key) is None and isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
-                out[key] = kind(recorded)
-        for key in ("strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations"):
-            recorded = manifest.get(key, False)
-            if method_args.get(key) is None and isinstance(recorded, bool):
-                out[key] = recorded
-        recorded = manifest.get("simplifier_strategy", "greedy")  # what a folder written before the option ran
-        if method_args.get("simplifier_strategy") is None and recorded in STRATEGIES:
-            out["simplifier_strategy"] = recorded
+            if method_args.get(key) is None and _of_kind(recorded, before):
+                out[key] = type(before)(recorded)
         recorded = manifest.get("kg_k")  # recorded only when set: a folder without it kept all of KaLMA's retrieval
         if method_args.get("kg_k") is None and isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 1:
             out["kg_k"] = recorded
@@ -121,6 +132,10 @@ class VtgOptions(BaseModel):
     # [5]." -> "in documents.", vtg_remarks.without_citations), not ALCE's way ("in documents,, and."). None: a new run
     # takes vtg_steps.TIDY_CITATIONS (True), a resumed one what its folder recorded (False before the option)
     tidy_citations: bool | None = None
+    # read a completion written as a list as its items (vtg_lists.list_sentences): markers and emphasis cut, a bare
+    # "2." and a lead-in ("The types include:") skipped, each traced. None: a new run takes
+    # vtg_steps.STRIP_LIST_MARKERS (True), a resumed one what its folder recorded (False before the option)
+    strip_list_markers: bool | None = None
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True

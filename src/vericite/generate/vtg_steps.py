@@ -9,7 +9,8 @@
   and with ``strip_source_leads`` one that names its source by its markers ("Document [2] mentions that");
   with ``drop_source_remarks``, a sentence that only remarks on the sources ("This information can be found in
   documents [1], [2], and [5].") is skipped as a repeat is, and with ``tidy_citations`` a list of markers leaves no
-  punctuation behind (``vtg_remarks.py``).
+  punctuation behind (``vtg_remarks.py``); with ``strip_list_markers`` a completion written as a list is read as
+  its items, not cut at its numbers (``vtg_lists.py``).
 * :func:`generate_citations`: the *citation generator* (``vtg-cite@1``): the ``[n]`` markers of its completion,
   in range, without repeats, the first ``at_most`` (3); the sentence itself is the generator's (the paper asks
   the model not to change it, and vericite does not trust it to).
@@ -35,6 +36,7 @@ from ..metrics.alce_citations import format_document
 from ..metrics.judging import judgement_verdict
 from ..types import GenParams, JudgePair, Passage
 from .prompts import vtg as P
+from .vtg_lists import list_sentences
 from .vtg_memory import Memory, doc_key
 from .vtg_remarks import capitalised, is_source_remark, strip_lead_after, strip_source_lead, without_citations
 from .vtg_simplify import simplify_halving
@@ -66,6 +68,9 @@ STRIP_SOURCE_LEADS = True
 #: sentence's lists of markers with their separators (``tidy_citations``; ``vtg_remarks.py``; False: the rules before
 #: the options)
 DROP_SOURCE_REMARKS = TIDY_CITATIONS = True
+#: whether a new run reads a completion written as a list as its items (``strip_list_markers``; ``vtg_lists.py``;
+#: False: the rule before the option)
+STRIP_LIST_MARKERS = True
 #: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
 #: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
 STOPWORDS = frozenset(
@@ -147,7 +152,7 @@ def strip_preamble(sentence: str) -> tuple[str, str]:
 
 def read_sentence(
     raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
-    remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None,
+    remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None, lists: list[dict[str, str]] | None = None,
 ) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
     ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`;
@@ -168,16 +173,23 @@ def read_sentence(
     removed as above), or after a preamble that was (``vtg_remarks.strip_lead_after``: "Based on the search
     results, Document [2] mentions that", the rest capitalised), and receives the sentence returned's, when one
     was cut, as (the sentence as written, the lead as written, markers and all, with the preamble before it if
-    one was cut: then not in ``preambles``)."""
-    text = raw.strip()
-    text = text.replace("\n", " ").strip()
-    if text.lower().startswith("answer:"):
-        text = text[len("answer:") :].strip()
+    one was cut: then not in ``preambles``). ``lists``, when given, has a completion written as a list read as its
+    items (``vtg_lists.list_sentences``: markers cut, a bare marker and a lead-in skipped) and receives each
+    sentence it changed, as ``{"written", "read"}`` (``"read"`` empty when skipped)."""
+    body = raw.strip()
+    if body.lower().startswith("answer:"):
+        body = body[len("answer:") :].strip()
+    text = body.replace("\n", " ").strip()
     if not text or text.lower().rstrip(".") == "end":
         return None, "end-marker" if text else "empty"
     repeated = remarked = False
     clean = without_citations if tidy else lambda x: " ".join(remove_citations(x).split())
-    for as_written in sent_tokenize(text):
+    if lists is not None:
+        units, changed = list_sentences(body)
+        lists.extend(changed)
+    else:
+        units = sent_tokenize(text)
+    for as_written in units:
         s = clean(as_written)
         original, cut, lead = s, "", ""
         if preambles is not None:
@@ -210,13 +222,13 @@ def read_sentence(
 def generate_sentence(
     backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True,
     overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
-    remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None,
+    remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None, lists: list[dict[str, str]] | None = None,
 ) -> tuple[str | None, str, str]:
     """(the sentence or None, why it ended, the raw completion); ``overlap``, ``skipped``, ``preambles``,
-    ``remarks``, ``tidy`` and ``leads`` as :func:`read_sentence`'s."""
+    ``remarks``, ``tidy``, ``leads`` and ``lists`` as :func:`read_sentence`'s."""
     messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
     raw = first_text(backend, messages, params)
-    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy, leads)
+    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy, leads, lists)
     return sentence, why, raw
 
 

@@ -10,7 +10,8 @@ skipped (:data:`NEAR_REPEATS`, each one's text in its trial's ``near_repeats``) 
 (with ``strip_preamble`` or ``strip_source_leads``) the sentences whose leading preamble (or lead naming its source)
 was cut (:data:`PREAMBLES`, each trial's ``preamble``),
 and (with ``drop_source_remarks``) the sentences skipped as remarks on the sources and the completions of them drawn
-again (:data:`REMARKS`, each trial's ``source_remarks``)."""
+again (:data:`REMARKS`, each trial's ``source_remarks``), and (with ``strip_list_markers``) the sentences of a list
+read as its items (:data:`LIST_MARKERS`, each trial's ``list_markers``)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,11 @@ PREAMBLES = "preamble_stripped"
 #: ``short_retries`` reason, ``source-remark``). Absent without the option, so an answer written before it has the
 #: trace it always had.
 REMARKS = ("source_remark_dropped", "source_remark_retries")
+#: counted (in ``problems``, last) only by an answer written with ``strip_list_markers``: the sentences of the
+#: completions (trials, draws again included) that a list marker, emphasis or a lead-in changed or skipped
+#: (``vtg_lists.list_sentences``), each traced in its trial's ``list_markers``. Absent without the option, so an
+#: answer written before it has the trace it always had.
+LIST_MARKERS = "list_markers_cut"
 
 
 def usage_dict(u: Usage) -> dict[str, int]:
@@ -103,6 +109,9 @@ class Trial:
     # the sentences skipped as remarks on the sources (drop_source_remarks): {"sentence": as written, citations
     # included, "draw": 0 for the first completion, r for the r-th draw again}; in the trace only with the option
     source_remarks: list[dict[str, Any]] = field(default_factory=list)
+    # the sentences a list marker, emphasis or a lead-in changed or skipped (strip_list_markers): {"written": as Punkt
+    # cut it, "read": what it became ("" when skipped), "draw"}; in the trace only with the option
+    list_markers: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -116,13 +125,13 @@ class SentenceTrace:
 class Tracer:
     """Collects an answer's trace; ``meters`` count each component's model calls."""
 
-    def __init__(self, near_repeats: bool = False, retries: bool = False, short_retries: bool = False, preamble: bool = False, remarks: bool = False) -> None:
+    def __init__(self, near_repeats: bool = False, retries: bool = False, short_retries: bool = False, preamble: bool = False, remarks: bool = False, lists: bool = False) -> None:
         self.sentences: list[SentenceTrace] = []
         self.meters = {c: UsageMeter() for c in COMPONENTS}
-        self.near_repeats, self.retries, self.short_retries, self.preamble, self.remarks = near_repeats, retries, short_retries, preamble, remarks
+        self.near_repeats, self.retries, self.short_retries, self.preamble, self.remarks, self.lists = near_repeats, retries, short_retries, preamble, remarks, lists
         short = (*(SHORT_ANSWERS if retries else ()), *(("short_answer",) if short_retries and not retries else ()), *(SHORT_RETRY_COUNTS.values() if short_retries else ()))
         remarked = REMARKS if remarks and short_retries else REMARKS[:1] if remarks else ()
-        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *short, *((PREAMBLES,) if preamble else ()), *remarked)}
+        self.problems = {p: 0 for p in (*PROBLEMS, *((NEAR_REPEATS,) if near_repeats else ()), *short, *((PREAMBLES,) if preamble else ()), *remarked, *((LIST_MARKERS,) if lists else ()))}
         self.judge_calls = 0
         self.judge_words = 0  # words of the premises and hypotheses judged (the judge's model tokens: meters["verify"])
         self.end = ""  # end-marker | empty | sentence-cap | repeated | prompt-echo | source-remark
@@ -166,8 +175,8 @@ class Tracer:
         }
 
     def _sentence(self, s: SentenceTrace) -> dict[str, Any]:
-        """A sentence's trace; its trials' ``near_repeats``, ``retries``, ``short_retries``, ``preamble`` and
-        ``source_remarks`` only under their rules."""
+        """A sentence's trace; its trials' ``near_repeats``, ``retries``, ``short_retries``, ``preamble``,
+        ``source_remarks`` and ``list_markers`` only under their rules."""
         out = asdict(s)
         for t in out["trials"]:
             if not self.near_repeats:
@@ -180,4 +189,6 @@ class Tracer:
                 del t["preamble"]
             if not self.remarks:
                 del t["source_remarks"]
+            if not self.lists:
+                del t["list_markers"]
         return out
