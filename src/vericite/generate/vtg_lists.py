@@ -16,7 +16,8 @@ Under the option, :func:`list_sentences`:
   is "pistols;", the tail of an item the completion began before it).
 
 A completion without any of these reads as before (the same sentences, the same text), so the option changes only
-the lists. What was cut or skipped is returned for the trace, each as written."""
+the lists. What was cut or skipped is returned for the trace, each as written, with the sentence it came before
+(a reader that stops at a sentence traces only what it read)."""
 
 from __future__ import annotations
 
@@ -33,13 +34,15 @@ TRAILING_MARKER = re.compile(r"([:;])\s+\(?\d{1,2}[.)]\s*$")
 EMPHASIS = re.compile(r"\*\*|__")
 
 
-def list_sentences(text: str) -> tuple[list[str], list[dict[str, str]]]:
-    """``text``'s sentences with list markers read as the module says, and what was changed: ``{"written": the
-    sentence as Punkt cut it, "read": what it became, "" when skipped}``, in order."""
+def list_sentences(text: str) -> tuple[list[str], list[list[dict[str, str]]]]:
+    """``text``'s sentences with list markers read as the module says, and what was changed on the way to each:
+    ``changed[i]`` the sentences skipped before sentence i and its own change, each ``{"written": the sentence as
+    Punkt cut it, "read": what it became, "" when skipped}``; ``changed[-1]`` (one more than the sentences) those
+    skipped after the last, so a reader that stops at sentence i traces ``changed[: i + 1]``."""
     lines = [line for line in text.splitlines() if line.strip()]
     chunks = lines if any(LEAD_MARKER.match(line) for line in lines) else [text.replace("\n", " ").strip()]
     out: list[str] = []
-    changed: list[dict[str, str]] = []
+    changed: list[list[dict[str, str]]] = [[]]
     for chunk in chunks:
         for written in sent_tokenize(chunk):
             read = EMPHASIS.sub("", written).strip()
@@ -50,7 +53,8 @@ def list_sentences(text: str) -> tuple[list[str], list[dict[str, str]]]:
                 if read.endswith((":", ";")):
                     read = ""
             if read != written.strip():
-                changed.append({"written": written.strip(), "read": read})
+                changed[-1].append({"written": written.strip(), "read": read})
             if read:
                 out.append(read)
+                changed.append([])
     return out, changed

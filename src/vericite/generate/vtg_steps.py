@@ -175,7 +175,8 @@ def read_sentence(
     was cut, as (the sentence as written, the lead as written, markers and all, with the preamble before it if
     one was cut: then not in ``preambles``). ``lists``, when given, has a completion written as a list read as its
     items (``vtg_lists.list_sentences``: markers cut, a bare marker and a lead-in skipped) and receives each
-    sentence it changed, as ``{"written", "read"}`` (``"read"`` empty when skipped)."""
+    sentence it changed up to the one returned (what was read), as ``{"written", "read"}`` (``"read"`` empty when
+    skipped)."""
     body = raw.strip()
     if body.lower().startswith("answer:"):
         body = body[len("answer:") :].strip()
@@ -184,12 +185,10 @@ def read_sentence(
         return None, "end-marker" if text else "empty"
     repeated = remarked = False
     clean = without_citations if tidy else lambda x: " ".join(remove_citations(x).split())
-    if lists is not None:
-        units, changed = list_sentences(body)
-        lists.extend(changed)
-    else:
-        units = sent_tokenize(text)
-    for as_written in units:
+    units, changed = list_sentences(body) if lists is not None else (sent_tokenize(text), None)
+    for i, as_written in enumerate(units):
+        if changed is not None and lists is not None:
+            lists.extend(changed[i])
         s = clean(as_written)
         original, cut, lead = s, "", ""
         if preambles is not None:
@@ -216,6 +215,8 @@ def read_sentence(
         elif cut and preambles is not None:
             preambles.append((original, cut))
         return s, ""
+    if changed is not None and lists is not None:
+        lists.extend(changed[-1])
     return None, "repeated" if repeated else SOURCE_REMARK if remarked else "empty"
 
 

@@ -63,9 +63,9 @@ PREAMBLES = "preamble_stripped"
 #: trace it always had.
 REMARKS = ("source_remark_dropped", "source_remark_retries")
 #: counted (in ``problems``, last) only by an answer written with ``strip_list_markers``: the sentences of the
-#: completions (trials, draws again included) that a list marker, emphasis or a lead-in changed or skipped
-#: (``vtg_lists.list_sentences``), each traced in its trial's ``list_markers``. Absent without the option, so an
-#: answer written before it has the trace it always had.
+#: completions (trials, draws again included) read, up to the one taken, that a list marker, emphasis or a lead-in
+#: changed or skipped (``vtg_lists.list_sentences``), each traced in its trial's ``list_markers``. Absent without
+#: the option, so an answer written before it has the trace it always had.
 LIST_MARKERS = "list_markers_cut"
 
 
@@ -109,8 +109,9 @@ class Trial:
     # the sentences skipped as remarks on the sources (drop_source_remarks): {"sentence": as written, citations
     # included, "draw": 0 for the first completion, r for the r-th draw again}; in the trace only with the option
     source_remarks: list[dict[str, Any]] = field(default_factory=list)
-    # the sentences a list marker, emphasis or a lead-in changed or skipped (strip_list_markers): {"written": as Punkt
-    # cut it, "read": what it became ("" when skipped), "draw"}; in the trace only with the option
+    # the sentences read (up to the one taken) that a list marker, emphasis or a lead-in changed or skipped
+    # (strip_list_markers): {"written": as Punkt cut it, "read": what it became ("" when skipped), "draw"}; in the
+    # trace only with the option
     list_markers: list[dict[str, Any]] = field(default_factory=list)
 
 

@@ -56,16 +56,32 @@ def test_without_the_option_the_numbers_are_sentences_as_before(raw, before):
 @pytest.mark.parametrize("text", PROSE)
 def test_prose_reads_as_before(text):
     got, changed = list_sentences(text)
-    assert got == sent_tokenize(text.replace("\n", " ").strip()) and changed == []
+    assert got == sent_tokenize(text.replace("\n", " ").strip()) and not any(changed)
     assert S.read_sentence(text, [], lists=[]) == S.read_sentence(text, [])
 
 
-def test_what_was_cut_or_skipped_is_returned_as_written():
-    got, changed = list_sentences("The types include:\n- **Pistols** are small.\n- Rifles are long.")
+def test_what_was_cut_or_skipped_is_returned_as_written_with_the_sentence_it_came_before():
+    got, changed = list_sentences("The types include:\n- **Pistols** are small.\n- Rifles are long.\n3.")
     assert got == ["Pistols are small.", "Rifles are long."]
-    assert changed == [{"written": "The types include:", "read": ""}, {"written": "- **Pistols** are small.", "read": "Pistols are small."},
-                       {"written": "- Rifles are long.", "read": "Rifles are long."}]  # fmt: skip
-    assert list_sentences("Only a lead-in:") == ([], [{"written": "Only a lead-in:", "read": ""}])
+    assert changed == [
+        [{"written": "The types include:", "read": ""}, {"written": "- **Pistols** are small.", "read": "Pistols are small."}],
+        [{"written": "- Rifles are long.", "read": "Rifles are long."}],
+        [{"written": "3.", "read": ""}],
+    ]
+    assert list_sentences("Only a lead-in:") == ([], [[{"written": "Only a lead-in:", "read": ""}]])
+    assert list_sentences(PROSE[0]) == (sent_tokenize(PROSE[0]), [[], [], []])
+
+
+def test_the_trace_holds_what_was_read_up_to_the_sentence_taken():
+    raw = QWEN[0][0]
+    seen: list[dict[str, str]] = []
+    assert S.read_sentence(raw, [], lists=seen)[0] == QWEN[0][1]
+    assert [x["written"] for x in seen] == ["There are several types of guns used for different purposes, including:", "1.", "**Pistols**: Used for self-defense and various types of law enforcement."]
+    seen = []  # the first item written already: read on to the second
+    assert S.read_sentence(raw, [QWEN[0][1]], lists=seen)[0] == "Rifles: Mainly used for military purposes."
+    assert [x["read"] for x in seen] == ["", "", QWEN[0][1], "", "Rifles: Mainly used for military purposes."]
+    seen = []  # nothing new: everything read
+    assert S.read_sentence("1. **Paris** is the capital of France.\n2.", [PARIS], lists=seen) == (None, "repeated") and seen[-1] == {"written": "2.", "read": ""}
 
 
 def listing() -> Any:
