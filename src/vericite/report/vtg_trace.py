@@ -3,8 +3,9 @@ answers: how each kept sentence was verified, the trials and evidence rounds it 
 what went wrong by component (the trace's ``problems``, ``generate/vtg_trace.py``), the repeats apart (not a
 component's failure: :data:`REPEATS`), the answers the sentence cap ended apart (a limit, not a failure:
 :data:`LIMITS`) and the tokens per question by component; for answers written with
-``short_retries``, ``strip_preamble`` or ``drop_source_remarks``, columns of their own (:data:`DRAWN_AGAIN`, the
-preambles cut, the remarks on the sources dropped, the answers' ends, :data:`ENDS`), none for a folder without them. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
+``short_retries``, ``strip_preamble``, ``drop_source_remarks`` or ``strip_list_markers``, columns of their own
+(:data:`DRAWN_AGAIN`, the preambles cut, the remarks on the sources dropped, the list sentences cut, the answers'
+ends, :data:`ENDS`), none for a folder without them. :class:`VtgTraces` gathers it one record at a time (the report page reads samples.jsonl once);
 :func:`vtg_trace_section` is the page's section, a row per folder (an experiment: one per level, from
 ``level-<x>/samples.jsonl``, each read once for this and the token figure: ``runs.cost.read_samples``);
 :func:`summary_markdown` the same table as Markdown, for the results docs (``scripts/vtg_trace.py``)."""
@@ -17,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import jsonl
 from ..errors import DataError
-from ..generate.vtg_trace import PREAMBLES, REMARKS, SHORT_RETRY_COUNTS
+from ..generate.vtg_trace import LIST_MARKERS, PREAMBLES, REMARKS, SHORT_RETRY_COUNTS
 from ..runs.cost import SamplesFile, read_samples
 from .format import esc, fmt, fmt_level
 from .sections import section
@@ -140,6 +141,7 @@ class VtgTraces:
             "drawn_again": {p: self.problems[p] for p in DRAWN_AGAIN if p in self.problems},
             "preambles_cut": self.problems.get(PREAMBLES),
             "remarks_dropped": self.problems.get(REMARKS_DROPPED),
+            "lists_cut": self.problems.get(LIST_MARKERS),
         }
 
 
@@ -180,17 +182,19 @@ COLUMNS = ("answers", "sentences / answer", "verified by citations", "by memory"
 #: the columns of the newer options, after the repeats' column, each shown only when a row has its counters
 #: (:func:`_newer_columns`)
 DRAWN_AGAIN_COLUMN = "drawn again (repeat / prompt echo / early End. / empty / source remark)"
-PREAMBLES_COLUMN, REMARKS_COLUMN, ENDS_COLUMN = "preambles cut", "source remarks dropped", "answers' ends"
+PREAMBLES_COLUMN, REMARKS_COLUMN, LISTS_COLUMN, ENDS_COLUMN = "preambles cut", "source remarks dropped", "list sentences cut", "answers' ends"
+#: a newer column's counter in a row's summary (None: the row's answers were written without the option)
+_COUNTED = {PREAMBLES_COLUMN: "preambles_cut", REMARKS_COLUMN: "remarks_dropped", LISTS_COLUMN: "lists_cut"}
 
 
 def _newer_columns(summaries: Sequence[Mapping[str, Any]]) -> list[str]:
     """The newer options' columns the rows call for: the draws again by why when a row was written with
     ``short_retries`` (or the remarks' draws again), the preambles cut with ``strip_preamble`` (or ``strip_source_leads``), the remarks dropped
-    with ``drop_source_remarks``, and then the answers' ends; none for rows written before these options."""
+    with ``drop_source_remarks``, the list sentences cut with ``strip_list_markers``, and then the answers' ends; none
+    for rows written before these options."""
     columns = [
         *([DRAWN_AGAIN_COLUMN] if any(set(s["drawn_again"]) - {DRAWN_AGAIN[0]} for s in summaries) else []),
-        *([PREAMBLES_COLUMN] if any(s["preambles_cut"] is not None for s in summaries) else []),
-        *([REMARKS_COLUMN] if any(s["remarks_dropped"] is not None for s in summaries) else []),
+        *(c for c, key in _COUNTED.items() if any(s.get(key) is not None for s in summaries)),
     ]
     return columns + [ENDS_COLUMN] if columns else []
 
@@ -199,8 +203,8 @@ def _newer_cell(column: str, s: Mapping[str, Any]) -> str:
     """A row's cell of a newer column; a dash where the row's answers were written without the option."""
     if column == DRAWN_AGAIN_COLUMN:
         return " / ".join(str(s["drawn_again"][p]) if p in s["drawn_again"] else "—" for p in DRAWN_AGAIN)
-    if column in (PREAMBLES_COLUMN, REMARKS_COLUMN):
-        value = s["preambles_cut" if column == PREAMBLES_COLUMN else "remarks_dropped"]
+    if column in _COUNTED:
+        value = s.get(_COUNTED[column])
         return "—" if value is None else str(value)
     ends = sorted(s["ends"].items(), key=lambda kv: (ENDS.index(kv[0]) if kv[0] in ENDS else len(ENDS), kv[0]))
     return ", ".join(f"{k} {v}" for k, v in ends) or "—"
@@ -225,10 +229,11 @@ def _cells(s: Mapping[str, Any], newer: Sequence[str] = ()) -> list[str]:
 
 #: what the newer columns count, said under the table when it has them (the page's note, the Markdown's last line)
 NEWER_NOTE = (
-    "Answers written with short_retries, strip_preamble (or strip_source_leads) or drop_source_remarks have columns of their own: the "
+    "Answers written with short_retries, strip_preamble (or strip_source_leads), drop_source_remarks or strip_list_markers have columns of their own: the "
     "completions drawn again short of min_sentences, by why (a repeat, a prompt echo, End. before it was offered, "
     "an empty completion, only remarks on the sources), the sentences whose leading preamble (or source lead) was cut, the "
-    "sentences dropped as only remarks on the sources, and why the answers ended. None of these is counted in "
+    "sentences dropped as only remarks on the sources, the sentences of a list whose marker was cut or which were skipped (a bare "
+    '"2.", a lead-in), and why the answers ended. None of these is counted in '
     '"fails most": a remark on the sources is skipped or drawn again as a repeat is, and a preamble cut is not the '
     "sentence's claim; an answer they left short of min_sentences (one ended by source-remark too) is the sentence "
     "generator's failure, short of min_sentences. A dash: the row's answers were written without that option."

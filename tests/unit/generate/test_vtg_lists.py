@@ -129,3 +129,16 @@ def test_every_option_added_after_the_first_runs_resumes_with_its_value_before_i
     odd = VtgOptions.resumed_options({}, {"method": "vtg@1", "repeat_overlap": True, "strip_preamble": 1, "simplifier_strategy": "fastest", "repeat_retries": 2.0})
     assert not {"repeat_overlap", "strip_preamble", "simplifier_strategy"} & set(odd) and odd["repeat_retries"] == 2 and type(odd["repeat_retries"]) is int
     assert VtgOptions.resumed_options({}, {"method": "vtg@2"}) == {}
+
+
+def test_the_report_counts_the_list_sentences_in_a_column_of_their_own():
+    from vericite.report.vtg_trace import VtgTraces, summary_markdown
+
+    traces = VtgTraces()
+    r = answer(method(listing()))
+    traces.add(r)
+    assert traces.summary()["lists_cut"] == r["vtg"]["problems"]["list_markers_cut"] > 0
+    head, _, row = summary_markdown([("lists", traces)]).splitlines()[:3]
+    column = head.split(" | ").index("list sentences cut")
+    assert row.split(" | ")[column] == str(r["vtg"]["problems"]["list_markers_cut"])
+    assert "fails most" in head and "nothing" in row  # not a failure

@@ -181,8 +181,9 @@ def test_the_traces_vtg_writes_read_back_with_and_without_the_options():
     new = VtgTraces()
     new.add(answer_q1(keyword_vtg(remarking())))
     table = summary_markdown([("now", new)])
-    assert "| 0 / 0 / 0 / 0 / 0 | 0 | 2 | source-remark 1 |" in table.splitlines()[2]  # first draws: none drawn again
+    assert "| 0 / 0 / 0 / 0 / 0 | 0 | 2 | 0 | source-remark 1 |" in table.splitlines()[2]  # first draws: none drawn again; no list
+    assert "| list sentences cut |" in table.splitlines()[0]
     old = VtgTraces()
-    old.add(answer_q1(keyword_vtg(remarking(), repeat_overlap=1.0, repeat_retries=0, short_retries=0, strip_preamble=False, strip_source_leads=False, drop_source_remarks=False, tidy_citations=False)))
+    old.add(answer_q1(keyword_vtg(remarking(), repeat_overlap=1.0, repeat_retries=0, short_retries=0, strip_preamble=False, strip_source_leads=False, drop_source_remarks=False, tidy_citations=False, strip_list_markers=False)))
     head = summary_markdown([("before", old)]).splitlines()[0]
     assert head.endswith("| repeats (ended / near skipped / drawn again) | answers at the sentence cap | median tokens / answer |")
