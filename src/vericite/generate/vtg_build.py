@@ -64,7 +64,7 @@ class VtgOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     #: recorded only when set (protocols.MethodOptions), so the runs written before it are the same runs
-    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", "repeat_overlap", "repeat_retries", "short_retries", "strip_preamble", "strip_source_leads", "drop_source_remarks", "tidy_citations", "simplifier_strategy", "strip_list_markers")
+    recorded_when_set: ClassVar[tuple[str, ...]] = ("kg_k", *BEFORE_OPTIONS)
 
     @classmethod
     def notes(cls, method_args: dict[str, Any]) -> list[str]:
