@@ -61,7 +61,7 @@ from ..attribution.kg import PARSER_ID as KG_PARSER_ID
 from ..errors import VericiteError
 from ..models.usage import metered
 from ..totals import status_totals
-from ..types import GenParams, Passage, Sample, Usage
+from ..types import GenParams, Passage, Sample
 from . import vtg_kg as K
 from . import vtg_steps as S
 from .prompts import vtg as P
@@ -69,7 +69,7 @@ from .vtg_build import BEFORE_OPTIONS, DEFAULT_MODEL, INDEX_DEPTH, VtgOptions, b
 from .vtg_judge import MeteredJudge
 from .vtg_memory import MEMORY_RULE, Memory
 from .vtg_simplify import SIMPLIFIER_STRATEGY
-from .vtg_trace import COMPONENTS, LIST_MARKERS, NEAR_REPEATS, PREAMBLES, PROBLEMS, REMARKS, SHORT_ANSWERS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, usage_dict
+from .vtg_trace import COMPONENTS, LIST_MARKERS, NEAR_REPEATS, PREAMBLES, REMARKS, SHORT_RETRY_COUNTS, SentenceTrace, Tracer, Trial, summarise_traces
 
 VERSION = 1
 CITATION_FORMAT = "alce"
@@ -433,19 +433,10 @@ class VtgMethod:
         """Citation-status totals; VTG's problems, trials, evidence rounds, judge calls and usage by component
         (``verify``: the judge's model calls) summed over the answers."""
         traces = [r["vtg"] for r in records if isinstance(r.get("vtg"), dict)]
-        sentences = [s for t in traces for s in t.get("sentences", []) if s.get("kept")]
         return {
             "citation_status": status_totals(r.get("citation_status", {}) for r in records),
             "na_count": sum(r.get("na_count", 0) for r in records),
-            "vtg": {
-                "sentences": len(sentences),
-                "verified_sentences": sum(1 for s in sentences if s.get("verified")),
-                "trials": sum(t.get("trials", 0) for t in traces),
-                "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
-                "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
-                "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
-                "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *(q for q in (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES, *REMARKS, LIST_MARKERS) if any(q in t.get("problems", {}) for t in traces)))},
-            },
+            "vtg": summarise_traces(traces),
             **_retrieved(records),
         }
 

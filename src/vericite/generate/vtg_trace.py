@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from ..models.usage import UsageMeter
 from ..types import Usage
@@ -193,3 +193,24 @@ class Tracer:
             if not self.lists:
                 del t["list_markers"]
         return out
+
+
+#: the counters an answer's trace holds only under their options: a summary sums each that some answer holds
+OPTIONAL_PROBLEMS = (NEAR_REPEATS, *SHORT_ANSWERS, *SHORT_RETRY_COUNTS.values(), PREAMBLES, *REMARKS, LIST_MARKERS)
+
+
+def summarise_traces(traces: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Answers' traces summed: kept and verified sentences, trials, evidence rounds, judge calls, usage by component
+    (``verify``: the judge's model calls) and problems (:data:`PROBLEMS`, and each of :data:`OPTIONAL_PROBLEMS`
+    that some answer holds)."""
+    sentences = [s for t in traces for s in t.get("sentences", []) if s.get("kept")]
+    held = [q for q in OPTIONAL_PROBLEMS if any(q in t.get("problems", {}) for t in traces)]
+    return {
+        "sentences": len(sentences),
+        "verified_sentences": sum(1 for s in sentences if s.get("verified")),
+        "trials": sum(t.get("trials", 0) for t in traces),
+        "evidence_rounds": sum(t.get("evidence_rounds", 0) for t in traces),
+        "judge_calls": sum(t.get("judge", {}).get("calls", 0) for t in traces),
+        "components": {c: usage_dict(sum((Usage.from_dict((t.get("components") or {}).get(c)) for t in traces), Usage())) for c in COMPONENTS},
+        "problems": {p: sum(t.get("problems", {}).get(p, 0) for t in traces) for p in (*PROBLEMS, *held)},
+    }
