@@ -32,7 +32,8 @@ from typing import Any, Callable, Sequence, TypeVar
 from ..paths import CacheError, cache_dir, make_folder
 from ..progress import item_done
 from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
-from ..types import Completion, GenParams, Message, ModelIdentity, Usage
+from ..types import Completion, GenParams, Message, Usage
+from .wrapping import CapabilityWrapper
 
 SCHEMA_VERSION = 1
 NO_CACHE = "pass --no-cache, or set VERICITE_CACHE to a writable folder"
@@ -185,7 +186,7 @@ def open_cache(arg: "bool | str | os.PathLike[str] | CallCache | None") -> "Call
     return CallCache() if arg is True else CallCache(os.fspath(arg))
 
 
-class CachedBackend:
+class CachedBackend(CapabilityWrapper):
     """Wraps a backend: ``generate``, ``logprobs`` and the scoring capabilities answer from the cache when they
     can, call the backend once for all the misses of a batch, and store what it returns.
 
@@ -197,32 +198,12 @@ class CachedBackend:
     ``tokenize`` only when ``b`` is a ``Tokenizer``, so ``isinstance(wrapper, Capability)`` tells the truth.
     Other attributes of the wrapped backend (``stats``, ...) are passed through."""
 
-    def __new__(cls, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None, *, owns_cache: bool | None = None) -> "CachedBackend":
-        if cls is CachedBackend:
-            cls = _with_capabilities(
-                isinstance(backend, NextTokenScorer), isinstance(backend, ContinuationScorer), isinstance(backend, Tokenizer),
-                isinstance(backend, TokenSpanScorer), isinstance(backend, NextTokenUsage),
-            )
-        return super().__new__(cls)
-
     def __init__(self, backend: Any, cache: CallCache | str | os.PathLike[str] | None = None, *, owns_cache: bool | None = None) -> None:
         self.backend = backend
         # a cache opened here (a path, the default), or given with ``owns_cache``: closed by close()
         self._owns_cache = not isinstance(cache, CallCache) if owns_cache is None else bool(owns_cache)
         self.cache = cache if isinstance(cache, CallCache) else CallCache(cache)
         self._identity: dict[str, Any] | None = None
-
-    def __getattr__(self, name: str) -> Any:  # stats, n_ctx ... of the wrapped backend
-        if name in ("backend", "next_token_logprobs", "next_token_logprobs_usage", "continuation_logprobs", "continuation_token_spans", "tokenize"):
-            raise AttributeError(name)  # capabilities the wrapped backend lacks are not faked
-        return getattr(self.backend, name)
-
-    def identity(self) -> ModelIdentity:
-        return self.backend.identity()
-
-    def wrapped_backend(self) -> Any:
-        """The backend cached (``protocols.BackendWrapper``)."""
-        return self.backend
 
     def close(self) -> None:
         """Close the wrapped backend, and the call cache when this wrapper opened it (a ``CallCache`` given is its
@@ -287,6 +268,8 @@ class _NextTokenCached(CachedBackend):
     def next_token_logprobs(
         self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
     ) -> list[dict[str, float]]:
+        if isinstance(self.backend, NextTokenUsage):  # the usage stored beside
+            return [scores for scores, _ in self.next_token_logprobs_usage(prompts, candidates)]  # type: ignore[attr-defined]
         cands = list(candidates)
         return self._batched(
             "next_token_logprobs",
@@ -295,10 +278,7 @@ class _NextTokenCached(CachedBackend):
         )
 
 
-class _NextTokenUsageCached(_NextTokenCached):
-    def next_token_logprobs(self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]) -> list[dict[str, float]]:
-        return [scores for scores, _ in self.next_token_logprobs_usage(prompts, candidates)]
-
+class _NextTokenUsageCached(CachedBackend):
     def next_token_logprobs_usage(
         self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]
     ) -> list[tuple[dict[str, float], Usage | None]]:
@@ -349,15 +329,7 @@ class _Tokenizing(CachedBackend):
         return self.backend.tokenize(text)
 
 
-@functools.lru_cache(maxsize=None)
-def _with_capabilities(next_token: bool, continuation: bool, tokenize: bool, token_spans: bool = False, next_token_usage: bool = False) -> type[CachedBackend]:
-    """The CachedBackend subclass with these capabilities (one class per combination)."""
-    next_token_class = _NextTokenUsageCached if next_token and next_token_usage else _NextTokenCached
-    bases = tuple(
-        b for b, on in ((next_token_class, next_token), (_ContinuationCached, continuation), (_Tokenizing, tokenize), (_TokenSpansCached, token_spans)) if on
-    )
-    if not bases:
-        return CachedBackend
-    if len(bases) == 1:
-        return bases[0]
-    return type("CachedBackend", bases, {"__module__": __name__, "__qualname__": "CachedBackend"})
+CachedBackend.capabilities = (
+    (NextTokenScorer, _NextTokenCached), (ContinuationScorer, _ContinuationCached), (Tokenizer, _Tokenizing),
+    (TokenSpanScorer, _TokenSpansCached), (NextTokenUsage, _NextTokenUsageCached),
+)

@@ -29,12 +29,12 @@ The wrapper has exactly the capabilities (``vericite.protocols``) of the backend
 from __future__ import annotations
 
 import contextlib
-import functools
 import threading
 from typing import Any, Iterator, Sequence
 
 from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
-from ..types import Completion, GenParams, Message, ModelIdentity, Usage
+from ..types import Completion, GenParams, Message, Usage
+from .wrapping import CapabilityWrapper
 
 __all__ = ["MeteredBackend", "UsageMeter", "metered", "metering"]
 
@@ -56,30 +56,15 @@ class UsageMeter:
         return self.usage - before
 
 
-class MeteredBackend:
+class MeteredBackend(CapabilityWrapper):
     """Wraps a backend: every call goes to it unchanged and its usage is added to ``meter`` (module docstring).
     Other attributes of the wrapped backend (``stats``, ``cache``, ...) are passed through."""
 
-    def __new__(cls, backend: Any, meter: UsageMeter) -> "MeteredBackend":
-        if cls is MeteredBackend:
-            cls = _with_capabilities(*(isinstance(backend, c) for c in _CAPABILITIES))
-        return super().__new__(cls)
+    own_attributes = frozenset({"meter"})
 
     def __init__(self, backend: Any, meter: UsageMeter) -> None:
         self.backend = backend
         self.meter = meter
-
-    def __getattr__(self, name: str) -> Any:  # stats, n_ctx ... of the wrapped backend
-        if name in _CAPABILITY_METHODS or name in ("backend", "meter"):
-            raise AttributeError(name)  # capabilities the wrapped backend lacks are not faked
-        return getattr(self.backend, name)
-
-    def identity(self) -> ModelIdentity:
-        return self.backend.identity()
-
-    def wrapped_backend(self) -> Any:
-        """The backend metered (``protocols.BackendWrapper``)."""
-        return self.backend
 
     def generate(self, prompts: Sequence[Sequence[Message]], params: GenParams) -> list[Completion]:
         out = self.backend.generate(prompts, params)
@@ -98,7 +83,7 @@ class MeteredBackend:
 class _NextToken(MeteredBackend):
     def next_token_logprobs(self, prompts: Sequence[Sequence[Message]], candidates: Sequence[str]) -> list[dict[str, float]]:
         if isinstance(self.backend, NextTokenUsage):
-            return [scores for scores, _ in _NextTokenCounted.next_token_logprobs_usage(self, prompts, candidates)]
+            return [scores for scores, _ in self.next_token_logprobs_usage(prompts, candidates)]  # type: ignore[attr-defined]
         out = self.backend.next_token_logprobs(prompts, candidates)
         self.meter.add(Usage.unknown(len(out)))  # a scorer that does not say what a call cost
         return out
@@ -142,24 +127,10 @@ class _Closing(MeteredBackend):
         self.backend.close()
 
 
-# (capability Protocol, the subclass that has it), in a fixed order
-_MIXINS = (
+MeteredBackend.capabilities = (
     (NextTokenScorer, _NextToken), (ContinuationScorer, _Continuation), (Tokenizer, _Tokenizing), (CacheKeyed, _Keyed), (Closeable, _Closing),
     (TokenSpanScorer, _TokenSpans), (NextTokenUsage, _NextTokenCounted),
 )
-_CAPABILITIES = tuple(p for p, _ in _MIXINS)
-_CAPABILITY_METHODS = frozenset({"next_token_logprobs", "next_token_logprobs_usage", "continuation_logprobs", "continuation_token_spans", "tokenize", "cache_key_extra", "close"})
-
-
-@functools.lru_cache(maxsize=None)
-def _with_capabilities(*has: bool) -> type[MeteredBackend]:
-    """The MeteredBackend subclass with these capabilities (one class per combination)."""
-    bases = tuple(mixin for (_, mixin), on in zip(_MIXINS, has) if on)
-    if not bases:
-        return MeteredBackend
-    if len(bases) == 1:
-        return bases[0]
-    return type("MeteredBackend", bases, {"__module__": __name__, "__qualname__": "MeteredBackend"})
 
 
 def metered(backend: Any, meter: UsageMeter | None) -> Any:

@@ -13,8 +13,9 @@ from vericite.judges.llm import LLMJudge
 from vericite.metrics.geval import GEval
 from vericite.models.cache import CachedBackend, CallCache
 from vericite.models.fake import FakeBackend
-from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, Tokenizer
-from vericite.types import JudgePair
+from vericite.models.usage import MeteredBackend, UsageMeter
+from vericite.protocols import CacheKeyed, Closeable, ContinuationScorer, LLMBackend, NextTokenScorer, NextTokenUsage, Tokenizer
+from vericite.types import JudgePair, Usage
 
 from tests.support.backends import PlainBackend
 from tests.support.guards import requires
@@ -30,6 +31,28 @@ def test_the_cache_has_exactly_the_capabilities_of_what_it_wraps(tmp_path):
     assert isinstance(fake, NextTokenScorer) and isinstance(fake, ContinuationScorer) and isinstance(fake, Tokenizer)
     assert isinstance(fake, Closeable) and type(fake).__name__ == "CachedBackend"
     assert isinstance(FakeBackend(), LLMBackend) and not isinstance(FakeBackend(), CacheKeyed)
+
+
+class _UsageOnly(PlainBackend):
+    """A plugin that scores next tokens only with their usage (``NextTokenUsage`` without ``NextTokenScorer``)."""
+
+    def next_token_logprobs_usage(self, prompts, candidates):
+        return [({c: -1.0 for c in candidates}, Usage(7, 0, 1)) for _ in prompts]
+
+
+def test_both_wrappers_keep_exactly_a_capability_set_and_build_one_class_per_combination(tmp_path):
+    cache = CallCache(tmp_path / "c.sqlite")
+    meter = UsageMeter()
+    for wrapped in (CachedBackend(_UsageOnly(), cache), MeteredBackend(_UsageOnly(), meter), MeteredBackend(CachedBackend(_UsageOnly(), cache), meter)):
+        assert isinstance(wrapped, NextTokenUsage) and not isinstance(wrapped, NextTokenScorer), wrapped
+        assert not hasattr(wrapped, "next_token_logprobs") and not hasattr(wrapped, "tokenize")
+        assert wrapped.next_token_logprobs_usage([[{"role": "user", "content": "q"}]], ["Yes", "No"]) == [({"Yes": -1.0, "No": -1.0}, Usage(7, 0, 1))]
+        assert wrapped.identity().name == "plain" and wrapped.generated == 0  # the rest read from the backend
+    assert meter.usage == Usage(14, 0, 2)  # the second call to the cached one was a hit, counted with its usage
+    assert type(CachedBackend(_UsageOnly(), cache)) is type(CachedBackend(_UsageOnly(), cache))
+    assert type(MeteredBackend(FakeBackend(), meter)) is type(MeteredBackend(FakeBackend(), meter)) is not MeteredBackend
+    with pytest.raises(AttributeError):
+        MeteredBackend.__new__(MeteredBackend, PlainBackend()).meter  # not set yet: missing, never the backend's
 
 
 def test_judge_and_geval_fall_back_to_top_logprobs_behind_the_cache(tmp_path):
