@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from typing import Any, Iterable
 
 
 class VericiteError(Exception):
@@ -67,6 +67,13 @@ class InvalidOptionsError(VericiteError):
     def __init__(self, owner: str, error: Exception) -> None:
         super().__init__(f"{owner}: {validation_message(error)}")
         self.error = error
+
+
+def checked_batch_size(batch_size: Any) -> int:
+    """``batch_size`` when it is a whole number of at least 1 (a judge's or scorer's), else one line saying so."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise VericiteError(f"batch_size must be a whole number of at least 1, not {batch_size!r}")
+    return batch_size
 
 
 def validation_message(error: Exception, *, as_flag: bool = False) -> str:

@@ -18,13 +18,12 @@ claim=answer statement, question=question)``.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..protocols import NextTokenScorer
-from ..types import SUPPORTED, GenParams, JudgePair, Judgement, Message
+from ..types import SUPPORTED, JudgePair, Judgement, Message
 from .log_mass import label_probabilities
+from .prompted import PromptedJudge, rounded
 
 CAQA_LABELS = ("supportive", "insufficient", "contradictory", "irrelevant")
 
@@ -61,7 +60,6 @@ DEFAULT_PROMPT = "caqa-judge@1"
 CANDIDATES: dict[str, tuple[str, ...]] = {
     c: (c.capitalize(), " " + c.capitalize(), c, " " + c) for c in CAQA_LABELS
 }
-TOP_LOGPROBS = 20
 
 
 def class_probabilities(logprobs: Mapping[str, float | None]) -> tuple[dict[str, float] | None, dict[str, float]]:
@@ -88,21 +86,17 @@ def _judgement(judge_id: str, pair: JudgePair, probs: dict[str, float] | None, r
     return Judgement(judge_id, pair.claim, pair.evidence, scores["supportive"], label, json.dumps(raw, ensure_ascii=False), "ok", scores)
 
 
-class LLM4Judge:
+class LLM4Judge(PromptedJudge):
     """CAQA's four classes from a prompted language model (module docstring)."""
 
     labels = CAQA_LABELS
+    candidates = tuple(s for c in CAQA_LABELS for s in CANDIDATES[c])
 
     def __init__(self, backend: Any, prompt_version: str = DEFAULT_PROMPT, *, batch_size: int = 8) -> None:
         if prompt_version not in PROMPTS:
             raise VericiteError(f"unknown four-class judge prompt {prompt_version!r} (known: {', '.join(sorted(PROMPTS))})")
-        if batch_size < 1:
-            raise VericiteError(f"batch_size must be at least 1, not {batch_size}")
-        self.backend = backend
+        super().__init__(backend, batch_size=batch_size)
         self.prompt_version = prompt_version
-        self.batch_size = batch_size
-        ident = backend.identity()
-        self.model_name = getattr(ident, "name", None) or str(ident)
         self.id = f"llm4:{self.model_name}@{prompt_version.rpartition('@')[2]}"
 
     def messages(self, pair: JudgePair) -> list[Message]:
@@ -112,29 +106,14 @@ class LLM4Judge:
             {"role": "user", "content": p["user"].format(question=pair.question or "", answer=pair.claim, citation=pair.evidence)},
         ]
 
-    def _logprobs(self, prompts: list[list[Message]]) -> list[tuple[dict[str, float], str]]:
-        cands = [s for c in CAQA_LABELS for s in CANDIDATES[c]]
-        if isinstance(self.backend, NextTokenScorer):
-            return [(dict(r or {}), "") for r in self.backend.next_token_logprobs(prompts, cands)]
-        out = []
-        for c in self.backend.generate(prompts, GenParams(max_tokens=1, temperature=0.0, top_logprobs=TOP_LOGPROBS)):
-            out.append((dict((c.top_logprobs or [{}])[0] or {}), c.text))
-        return out
-
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         out: list[Judgement] = []
-        for start in range(0, len(pairs), self.batch_size):
-            chunk = list(pairs[start : start + self.batch_size])
-            rows = self._logprobs([self.messages(p) for p in chunk])
-            if len(rows) != len(chunk):
-                raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(chunk)} judge prompts")
-            for pair, (lps, text) in zip(chunk, rows):
-                probs, mass = class_probabilities(lps)
-                raw: dict[str, Any] = {"class_logmass": {k: round(v, 6) for k, v in mass.items()},
-                                       "candidates": {k: (round(float(v), 6) if v is not None and math.isfinite(float(v)) else None) for k, v in lps.items()}}
-                if text:
-                    raw["text"] = text
-                out.append(_judgement(self.id, pair, probs, raw))
+        for _, pair, lps, text in self.read(pairs, by_evidence=False):
+            probs, mass = class_probabilities(lps)
+            raw: dict[str, Any] = {"class_logmass": rounded(mass), "candidates": rounded(lps)}
+            if text:
+                raw["text"] = text
+            out.append(_judgement(self.id, pair, probs, raw))
         return out
 
 

@@ -22,14 +22,13 @@ share their evidence are sent one after another, so the evidence is evaluated on
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..protocols import NextTokenScorer
-from ..types import NOT_SUPPORTED, SUPPORTED, GenParams, JudgePair, Judgement, Message
+from ..types import NOT_SUPPORTED, SUPPORTED, JudgePair, Judgement, Message
 from .log_mass import label_probabilities
+from .prompted import PromptedJudge, rounded
 
 PROMPT_NAME = "judge-support"
 
@@ -69,7 +68,6 @@ def prompt_id(version: str) -> str:
 YES_CANDIDATES = ("Yes", " Yes", "yes", " yes")
 NO_CANDIDATES = ("No", " No", "no", " no")
 
-TOP_LOGPROBS = 20
 
 
 def build_messages(evidence: str, claim: str, prompt_version: str = DEFAULT_PROMPT) -> list[Message]:
@@ -112,13 +110,14 @@ def prompt_version(number: int | str) -> str:
     return version
 
 
-class LLMJudge:
+class LLMJudge(PromptedJudge):
     """Judge support with a prompted language model (any :class:`~vericite.protocols.LLMBackend`).
 
     ``label`` is "supported" when P(yes) >= ``threshold``, else "not_supported"; ``raw`` keeps the answer
     log-masses and the candidate log-probabilities as JSON."""
 
     labels = ("supported", "not_supported")
+    candidates = YES_CANDIDATES + NO_CANDIDATES
 
     def __init__(
         self,
@@ -132,57 +131,30 @@ class LLMJudge:
         if prompt_version not in PROMPTS:
             known = ", ".join(sorted(PROMPTS))
             raise VericiteError(f"unknown judge prompt version {prompt_version!r} (known: {known})")
-        if batch_size < 1:
-            raise VericiteError(f"batch_size must be at least 1, not {batch_size}")
-        self.backend = backend
+        super().__init__(backend, batch_size=batch_size)
         self.prompt_version = prompt_version
-        self.batch_size = batch_size
         self.threshold = threshold
-        ident = backend.identity()
-        self.model_name = getattr(ident, "name", None) or str(ident)
         self.id = f"llm:{self.model_name}@{_prompt_number(prompt_version)}"
 
     def messages(self, pair: JudgePair) -> list[Message]:
         return build_messages(pair.evidence, pair.claim, self.prompt_version)
 
-    def _candidate_logprobs(self, prompts: list[list[Message]]) -> list[tuple[dict[str, float], str]]:
-        """Per prompt: a token -> log-probability map and the generated text ("" on the logprob path)."""
-        if isinstance(self.backend, NextTokenScorer):
-            rows = self.backend.next_token_logprobs(prompts, list(YES_CANDIDATES + NO_CANDIDATES))
-            return [(dict(r or {}), "") for r in rows]
-        completions = self.backend.generate(prompts, GenParams(max_tokens=1, temperature=0.0, top_logprobs=TOP_LOGPROBS))
-        out = []
-        for c in completions:
-            first = (c.top_logprobs or [{}])[0] or {}
-            out.append((dict(first), c.text))
-        return out
-
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
-        # pairs with the same evidence (one sentence, several citations) go to the backend one after another,
-        # so prefix reuse evaluates that evidence once; judgements come back in input order
-        order = sorted(range(len(pairs)), key=lambda i: pairs[i].evidence)
         results: list[Judgement | None] = [None] * len(pairs)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            chunk = [pairs[i] for i in idx]
-            rows = self._candidate_logprobs([self.messages(p) for p in chunk])
-            if len(rows) != len(chunk):
-                raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(chunk)} judge prompts")
-            for i, pair, (lps, text) in zip(idx, chunk, rows):
-                p, mass = yes_probability(lps)
-                raw: dict[str, Any] = {"answer_logmass": {k: round(v, 6) for k, v in mass.items()}}
-                raw["candidates"] = {k: (round(float(v), 6) if v is not None and math.isfinite(float(v)) else None) for k, v in lps.items()}
-                if text:
-                    raw["text"] = text
-                results[i] = Judgement(
-                    judge=self.id,
-                    claim=pair.claim,
-                    evidence=pair.evidence,
-                    probability=p,
-                    label=None if p is None else (SUPPORTED if p >= self.threshold else NOT_SUPPORTED),
-                    raw=json.dumps(raw, ensure_ascii=False),
-                    status="ok" if p is not None else "unparseable",
-                )
+        for i, pair, lps, text in self.read(pairs):
+            p, mass = yes_probability(lps)
+            raw: dict[str, Any] = {"answer_logmass": rounded(mass), "candidates": rounded(lps)}
+            if text:
+                raw["text"] = text
+            results[i] = Judgement(
+                judge=self.id,
+                claim=pair.claim,
+                evidence=pair.evidence,
+                probability=p,
+                label=None if p is None else (SUPPORTED if p >= self.threshold else NOT_SUPPORTED),
+                raw=json.dumps(raw, ensure_ascii=False),
+                status="ok" if p is not None else "unparseable",
+            )
         return [j for j in results if j is not None]
 
 

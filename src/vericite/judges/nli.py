@@ -35,7 +35,7 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import VericiteError
+from ..errors import VericiteError, checked_batch_size
 from ..types import NOT_SUPPORTED, SUPPORTED, JudgePair, Judgement
 
 VERSION = 1
@@ -120,8 +120,7 @@ class NLIJudge:
         threads: int | None = None,
         cache: Any = None,
     ) -> None:
-        if batch_size < 1:
-            raise VericiteError(f"batch_size must be at least 1, not {batch_size}")
+        checked_batch_size(batch_size)
         if max_length < 8:
             raise VericiteError(f"max_length must be at least 8 tokens, not {max_length}")
         if "{claim}" not in hypothesis_template:

@@ -21,9 +21,9 @@ import json
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..protocols import NextTokenScorer
-from ..types import GenParams, JudgePair, Judgement, Message
+from ..types import JudgePair, Judgement, Message
 from .log_mass import label_probabilities as _label_probabilities
+from .prompted import PromptedJudge, rounded
 
 LABELS = ("supports", "refutes", "not_enough_info")
 PROMPT_ID = "judge-3way@1"
@@ -39,7 +39,6 @@ WORDS = {
     "refutes": ("Refutes", " Refutes", "refutes", "Refute", "refute"),
     "not_enough_info": ("Neutral", " Neutral", "neutral"),
 }
-TOP_LOGPROBS = 20
 
 
 def _label_of(token: str) -> str | None:
@@ -65,20 +64,18 @@ def three_way(judge_id: str, pair: JudgePair, scores: dict[str, float] | None, r
     if scores is None:
         return Judgement(judge_id, pair.claim, pair.evidence, None, None, json.dumps(dict(raw), ensure_ascii=False), "unparseable")
     label = max(LABELS, key=lambda k: scores[k])
-    rounded = {k: round(float(v), 6) for k, v in scores.items()}
-    return Judgement(judge_id, pair.claim, pair.evidence, rounded["supports"], label, json.dumps(dict(raw), ensure_ascii=False), "ok", rounded)
+    six = {k: round(float(v), 6) for k, v in scores.items()}
+    return Judgement(judge_id, pair.claim, pair.evidence, six["supports"], label, json.dumps(dict(raw), ensure_ascii=False), "ok", six)
 
 
-class LLM3Judge:
+class LLM3Judge(PromptedJudge):
     """``llm3:<model>`` (module docstring)."""
 
     labels = LABELS
+    candidates = tuple(w for words in WORDS.values() for w in words)
 
     def __init__(self, backend: Any, *, batch_size: int = 8) -> None:
-        self.backend = backend
-        self.batch_size = batch_size
-        ident = backend.identity()
-        self.model_name = getattr(ident, "name", None) or str(ident)
+        super().__init__(backend, batch_size=batch_size)
         self.id = f"llm3:{self.model_name}@1"
         self.prompt_version = PROMPT_ID
 
@@ -88,28 +85,18 @@ class LLM3Judge:
 
     def label_logprobs(self, prompts: list[list[Message]]) -> list[dict[str, float]]:
         """Per prompt, the token -> log-probability map the label words are read from (one backend call)."""
-        if isinstance(self.backend, NextTokenScorer):
-            cands = [w for words in WORDS.values() for w in words]
-            return [dict(r or {}) for r in self.backend.next_token_logprobs(prompts, cands)]
-        done = self.backend.generate(prompts, GenParams(max_tokens=1, temperature=0.0, top_logprobs=TOP_LOGPROBS))
-        return [dict((c.top_logprobs or [{}])[0] or {}) for c in done]
+        return [lps for lps, _ in self.next_token_maps(prompts)]
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
-        order = sorted(range(len(pairs)), key=lambda i: pairs[i].evidence)
         out: list[Judgement | None] = [None] * len(pairs)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            rows = self.label_logprobs([self.messages(pairs[i]) for i in idx])
-            if len(rows) != len(idx):
-                raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(idx)} judge prompts")
-            for i, lps in zip(idx, rows):
-                scores, mass = label_probabilities(lps)
-                out[i] = self.judgement(pairs[i], scores, mass)
+        for i, pair, lps, _ in self.read(pairs):
+            scores, mass = label_probabilities(lps)
+            out[i] = self.judgement(pair, scores, mass)
         return [j for j in out if j is not None]
 
     def judgement(self, pair: JudgePair, scores: dict[str, float] | None, mass: Mapping[str, float]) -> Judgement:
         """One pair's judgement from its label probabilities and log-masses (the calibrated judge's differs)."""
-        return three_way(self.id, pair, scores, {"label_logmass": {k: round(v, 6) for k, v in mass.items()}})
+        return three_way(self.id, pair, scores, {"label_logmass": rounded(mass)})
 
 
 #: NLI class names (lower-cased) -> the three-way label

