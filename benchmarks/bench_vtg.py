@@ -34,6 +34,7 @@ from vericite.errors import VericiteError
 from vericite.report.charts import standalone_svg
 from vericite.report.token_figure import DEFAULT_METRIC, FigureRun, token_figure
 from vericite.runs.cost import common_ids, cost, judge_note, records
+from vericite.runs.runner import read_manifest
 
 
 def main() -> None:
@@ -51,8 +52,18 @@ def main() -> None:
         sys.exit(f"error: {e}")
 
 
+def label(folder: Path) -> str:
+    """A baseline's name: its folder's, with the method its manifest names for an experiment's ``level-<x>``
+    folder (``rerank/level-3``), so a table and the figure say which baseline a level is."""
+    if folder.name.startswith("level-"):
+        method = str((read_manifest(folder).get("config") or {}).get("method") or "")
+        if method:
+            return f"{method}/{folder.name}"
+    return folder.name
+
+
 def report(args: argparse.Namespace) -> None:
-    folders = {"vtg": args.vtg, **{b.name: b for b in args.baseline}}
+    folders = {"vtg": args.vtg, **{label(b): b for b in args.baseline}}
     if len(folders) != 1 + len(args.baseline):
         raise VericiteError("two runs have the same folder name; give folders with different names")
     if args.eval and len(args.eval) != len(folders):
