@@ -6,27 +6,21 @@ prefix reuse"). The unit tests check the replay's simulation by hand; this one c
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from vericite.types import Sample
 
 from tests.support.guards import require_smollm2
+from tests.support.paths import load_script
 from tests.support.vtg import DOCS, QUESTION
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 ARGS = {"k": 3, "queries": 1, "docs_per_query": 1, "trials": 1, "max_sentences": 2}
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_vtg_cost", ROOT / "benchmarks" / "bench_vtg_cost.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/bench_vtg_cost.py")
 
 
 def test_the_replay_of_a_real_call_cache_gives_the_real_runs_answers_and_evaluated_tokens(tmp_path):

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import load_script
 
 
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_vtg", ROOT / "benchmarks" / "bench_vtg.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/bench_vtg.py")
 
 
 def test_a_level_folder_is_named_by_its_method_and_any_other_by_its_folder(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.builder import FIRST_PICK, cfg, fake, hand_pool, person
-from tests.support.paths import REPO
+from tests.support.paths import REPO, load_script
 from vericite.bench.builders.biokalma.annotation import export_annotation, import_annotation, table2
 from vericite.bench.builders.biokalma.build import BuildConfig, build_dataset, side_paths
 from vericite.bench.builders.biokalma.card import check_entries, dataset_stats
@@ -368,12 +368,9 @@ def test_built_dataset_runs_through_generate_and_evaluate(pool_file: Path, tmp_p
     assert sorted(asked) == sorted(built)
 
     # ... -> the paper's tables and figures (scripts/kalma_tables.py), written between markers, prose kept
-    import importlib.util
     import xml.dom.minidom
 
-    spec = importlib.util.spec_from_file_location("kalma_tables", REPO / "scripts" / "kalma_tables.py")
-    tables = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tables)
+    tables = load_script("scripts/kalma_tables.py")
     doc = tmp_path / "docs" / "results.md"
     doc.parent.mkdir()
     doc.write_text("# Results\n\nprose before\n", encoding="utf-8")

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+from tests.support.paths import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("caqa_transfer", REPO / "scripts" / "caqa_transfer.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("scripts/caqa_transfer.py")
 
 
 def _item(q: str, label: str, text: str, split: str = "test") -> dict:

@@ -121,17 +121,15 @@ def test_a_resumed_folder_sets_the_threshold_it_was_written_with():
 
 def test_the_script_counts_what_a_threshold_would_drop_in_a_folder(tmp_path, capsys):
     """scripts/vtg_repeats.py: each kept sentence against those kept before it in its answer."""
-    import importlib.util
     import json
-    from pathlib import Path
+
+    from tests.support.paths import load_script
 
     def record(qid, sentences):
         return {"id": qid, "vtg": {"sentences": [{"kept": s + " [1]", "trials": [{"sentence": s}]} for s in sentences] + [{"kept": "", "trials": [{"sentence": ""}]}]}}
 
     (tmp_path / "samples.jsonl").write_text(json.dumps(record("a", [SIMON, SIMON_AGAIN, GARFUNKEL])) + "\n" + json.dumps(record("b", [PHELPS, PHELPS_BORN, PHELPS_AGAIN])) + "\n", encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("vtg_repeats", Path(__file__).resolve().parents[3] / "scripts" / "vtg_repeats.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("scripts/vtg_repeats.py")
     assert mod.main([str(tmp_path), "--thresholds", "0.7,0.8,1", "--show", "0.8"]) == 0
     out = capsys.readouterr().out
     assert "2 answers, 6 kept sentences (4 after an answer's first)" in out

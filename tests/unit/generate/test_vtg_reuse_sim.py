@@ -3,17 +3,11 @@ benchmark's ``--replay`` counts), checked by hand on small cases; the real runs 
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import REPO as ROOT, load_script
 
 
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_vtg_cost", ROOT / "benchmarks" / "bench_vtg_cost.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/bench_vtg_cost.py")
 
 
 def sim_class():
