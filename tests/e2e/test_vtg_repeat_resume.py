@@ -82,7 +82,7 @@ def test_a_pool_resumes_an_old_folder_with_the_exact_rule(tmp_path, model):
 
     data = write_items(tmp_path)
     args = {"k": 4, "docs_per_query": 1, "trials": 0, "verifier_judge": "fake"}
-    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "strip_list_markers": False})
+    exact = GenerateConfig(dataset=str(data), method="vtg", model="vtg-repeats", cache=False, method_args={**args, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "strip_list_markers": False, "question_quotes": False})
     generate_pooled(exact, tmp_path / "exact", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     generate_pooled(exact.model_copy(update={"limit": 1}), tmp_path / "old", ray=None, workers=2, backend_factory=repeating, progress=False, batch_size=1)
     as_before_the_option(tmp_path / "old")

@@ -32,7 +32,9 @@ found in documents [1], [2], and [5].", ``vtg_remarks.is_source_remark``; a comp
 answer, ``source-remark``, drawn again within ``short_retries``), ``tidy_citations`` removes a sentence's lists of
 markers with their separators (``vtg_remarks.without_citations``; both likewise), and ``strip_list_markers`` reads a
 completion written as a list as its items, its markers cut, a bare "2." and a lead-in ("The types include:")
-skipped (``vtg_lists.py``; likewise).
+skipped (``vtg_lists.py``; likewise), and ``question_quotes`` reads a sentence that quotes the question as a
+prompt echo (``vtg_steps.quotes_question``: 'The answer to the question "Why ...?" is that', which Punkt cuts after
+the quoted question mark; likewise).
 
 The answer's ``[n]`` refer to one final list, every document that entered the memory in the order it entered
 (the record's ``passages``), so the record is an ALCE item and ``vericite evaluate --task alce`` scores it as it
@@ -74,6 +76,13 @@ from .vtg_trace import COMPONENTS, LIST_MARKERS, NEAR_REPEATS, PREAMBLES, REMARK
 VERSION = 1
 CITATION_FORMAT = "alce"
 #: what the progress line calls a completion drawn again, by why it would have ended the answer
+#: each option of vtg_build.BEFORE_OPTIONS (added after vtg@1's first runs) as a new run takes it when not given
+NEW_RUN: dict[str, Any] = {
+    "repeat_overlap": S.REPEAT_OVERLAP, "repeat_retries": S.REPEAT_RETRIES, "short_retries": S.SHORT_RETRIES, "strip_preamble": S.STRIP_PREAMBLE,
+    "strip_source_leads": S.STRIP_SOURCE_LEADS, "drop_source_remarks": S.DROP_SOURCE_REMARKS, "tidy_citations": S.TIDY_CITATIONS,
+    "simplifier_strategy": SIMPLIFIER_STRATEGY, "strip_list_markers": S.STRIP_LIST_MARKERS, "question_quotes": S.QUESTION_QUOTES,
+}  # fmt: skip
+assert set(NEW_RUN) == set(BEFORE_OPTIONS)
 REDRAWN = {"repeated": "repeat", "prompt-echo": "prompt echo", "end-marker": "early End.", "empty": "empty completion", S.SOURCE_REMARK: "source remark"}
 
 
@@ -107,23 +116,10 @@ class VtgMethod:
         self.params = GenParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p, seed=seed)
         self.cite_params = GenParams(max_tokens=opts.cite_max_tokens, temperature=0.0, seed=seed)
         self.query_params = GenParams(max_tokens=opts.queries_max_tokens, temperature=0.0, seed=seed)
-        #: the near-repeat rule's threshold (vtg_build.VtgOptions.repeat_overlap; not given: a new run's default)
-        self.repeat_overlap = opts.repeat_overlap if opts.repeat_overlap is not None else S.REPEAT_OVERLAP
-        #: draws again of a completion of repeats short of min_sentences (VtgOptions.repeat_retries; likewise)
-        self.repeat_retries = opts.repeat_retries if opts.repeat_retries is not None else S.REPEAT_RETRIES
-        #: draws again of a completion that would end the answer short otherwise (VtgOptions.short_retries; likewise)
-        self.short_retries = opts.short_retries if opts.short_retries is not None else S.SHORT_RETRIES
-        #: whether a sentence's leading preamble is cut (VtgOptions.strip_preamble; True, what was recorded, False)
-        self.strip_preamble = opts.strip_preamble if opts.strip_preamble is not None else S.STRIP_PREAMBLE
-        #: whether a lead naming its source by its markers is cut (VtgOptions.strip_source_leads; likewise)
-        self.strip_source_leads = opts.strip_source_leads if opts.strip_source_leads is not None else S.STRIP_SOURCE_LEADS
-        #: whether remarks on the sources are skipped, and lists of markers removed tidily (likewise; True, recorded, False)
-        self.drop_source_remarks = opts.drop_source_remarks if opts.drop_source_remarks is not None else S.DROP_SOURCE_REMARKS
-        self.tidy_citations = opts.tidy_citations if opts.tidy_citations is not None else S.TIDY_CITATIONS
-        #: whether a completion written as a list is read as its items (VtgOptions.strip_list_markers; likewise)
-        self.strip_list_markers = opts.strip_list_markers if opts.strip_list_markers is not None else S.STRIP_LIST_MARKERS
-        #: how the simplifier drops citations (VtgOptions.simplifier_strategy; greedy, what was recorded, greedy)
-        self.simplifier_strategy = opts.simplifier_strategy if opts.simplifier_strategy is not None else SIMPLIFIER_STRATEGY
+        # each option added after vtg@1's first runs (NEW_RUN): as given (a resumed run is given what its folder
+        # recorded: VtgOptions.resumed_options), else a new run's default; read as self.<option>
+        for name, default in NEW_RUN.items():
+            setattr(self, name, default if getattr(opts, name) is None else getattr(opts, name))
         self.report_step: Any = None  # the run's progress: "sentence 2, trial 1" (protocols.StepShowing)
         assert set(COMPONENTS) >= {"sentence", "cite", "queries", "verify"}
 
@@ -305,6 +301,7 @@ class VtgMethod:
                 sentence, why, trial.raw = S.generate_sentence(
                     gen, sample.question, memory, written, dataclasses.replace(self.params, seed=seed), prompt=o.sentence_prompt, offer_end=offer_end,
                     overlap=self.repeat_overlap, skipped=skipped, preambles=cut, remarks=remarks, tidy=self.tidy_citations, leads=leads, lists=listed,
+                    question_quotes=self.question_quotes,
                 )
             if skipped:
                 tracer.count(NEAR_REPEATS, len(skipped))
@@ -381,11 +378,9 @@ class VtgMethod:
             "seed": self.seed,
             "judge": getattr(self.judge, "id", None),
             "k": o.k, **({"kg_k": o.kg_k} if o.kg_k is not None else {}), "queries": o.queries, "docs_per_query": o.docs_per_query, "trials": o.trials,
-            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, "repeat_overlap": self.repeat_overlap, "repeat_retries": self.repeat_retries, "short_retries": self.short_retries, "strip_preamble": self.strip_preamble,
-            "strip_source_leads": self.strip_source_leads, "drop_source_remarks": self.drop_source_remarks, "tidy_citations": self.tidy_citations,
-            "strip_list_markers": self.strip_list_markers,
+            "max_sentences": o.max_sentences, "min_sentences": o.min_sentences, **{name: getattr(self, name) for name in NEW_RUN},
             "ablation": {"query_generation": o.query_generation, "verifier": o.verifier, "simplifier": o.simplifier},
-            "simplifier_batch": o.simplifier_batch, "simplifier_strategy": self.simplifier_strategy,
+            "simplifier_batch": o.simplifier_batch,
             "memory_rule": MEMORY_RULE.format(words=o.memory_words),
             "at_most_citations": o.at_most_citations,
             "documents": o.documents,

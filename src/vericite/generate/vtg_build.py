@@ -44,6 +44,7 @@ def k_with_store_note(method: str | None, method_args: dict[str, Any] | None) ->
 BEFORE_OPTIONS: dict[str, Any] = {
     "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False,
     "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False,
+    "question_quotes": False,
 }  # fmt: skip
 
 
@@ -136,6 +137,11 @@ class VtgOptions(BaseModel):
     # "2." and a lead-in ("The types include:") skipped, each traced. None: a new run takes
     # vtg_steps.STRIP_LIST_MARKERS (True), a resumed one what its folder recorded (False before the option)
     strip_list_markers: bool | None = None
+    # read a sentence that quotes the question ('The answer to the question "Why ...?" is that', which Punkt cuts
+    # after the quoted question mark, as ALCE's evaluation does) as a prompt echo (vtg_steps.quotes_question): drawn
+    # again short of min_sentences within short_retries, else the answer ends. None: a new run takes
+    # vtg_steps.QUESTION_QUOTES (True), a resumed one what its folder recorded (False before the option)
+    question_quotes: bool | None = None
     query_generation: bool = True
     verifier: bool = True
     simplifier: bool = True

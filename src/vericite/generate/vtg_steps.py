@@ -71,6 +71,9 @@ DROP_SOURCE_REMARKS = TIDY_CITATIONS = True
 #: whether a new run reads a completion written as a list as its items (``strip_list_markers``; ``vtg_lists.py``;
 #: False: the rule before the option)
 STRIP_LIST_MARKERS = True
+#: whether a new run reads a sentence that quotes the question as a prompt echo (``question_quotes``;
+#: :func:`quotes_question`; False: the rule before the option)
+QUESTION_QUOTES = True
 #: what :func:`content_tokens` leaves out: articles, forms of *be*/*have*/*do*, pronouns, prepositions,
 #: conjunctions, and the ``s`` of a possessive (``Simon's``), the words that make two wordings of one claim differ
 STOPWORDS = frozenset(
@@ -114,6 +117,23 @@ def repeat_of(sentence: str, written: Sequence[str], overlap: float = 1.0) -> tu
     return -best[1], best[0]
 
 
+#: a quoted span (straight or curly double quotes; left open at the unit's end, where Punkt cut inside the quote)
+_QUOTED = re.compile("[\"\u201c]([^\"\u201d]{3,})(?:[\"\u201d]|$)")
+#: the fewest content words of a quoted span, and the share of them the question must hold, for it to restate the question
+QUOTE_WORDS, QUOTE_OVERLAP = 3, 0.8
+
+
+def quotes_question(unit: str, question: str) -> bool:
+    """Whether ``unit`` quotes the question: a quoted span (:data:`_QUOTED`) of :data:`QUOTE_WORDS` content words or
+    more (:func:`content_tokens`) that the question holds at :data:`QUOTE_OVERLAP` or more. The embedded Qwen's
+    "The answer to the question \"Why does a gun ... when fired? \" [3] is that rifles ..." (ELI5-30's question 26):
+    Punkt, as ALCE's evaluation does, cuts it after the quoted question mark, so its first part is no claim and the
+    rest begins "is that"; read as a prompt echo (``question_quotes``): drawn again short of ``min_sentences``, as any is."""
+    asked = content_tokens(question)
+    spans = (content_tokens(m.group(1)) for m in _QUOTED.finditer(unit))
+    return any(len(c) >= QUOTE_WORDS and containment(c, asked) >= QUOTE_OVERLAP for c in spans)
+
+
 def first_text(backend: Any, messages: Any, params: GenParams) -> str:
     return str(backend.generate([messages], params)[0].text).replace("<|im_end|>", "")
 
@@ -153,9 +173,11 @@ def strip_preamble(sentence: str) -> tuple[str, str]:
 def read_sentence(
     raw: str, written: Sequence[str], overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
     remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None, lists: list[dict[str, str]] | None = None,
+    question: str | None = None,
 ) -> tuple[str | None, str]:
     """The next sentence in a completion, or None when the answer ends; and why (``""``, ``end-marker``,
-    ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`;
+    ``empty``, ``repeated``, ``prompt-echo``: a sentence that echoes the prompt's wording, :data:`PROMPT_ECHO`, or,
+    ``question`` given, quotes it (:func:`quotes_question`);
     ``source-remark``: only remarks on the sources were left, below).
     Sentences that repeat one already written are skipped (a chat model often restarts the answer, or says a
     sentence again in other words): :func:`repeat_of` at ``overlap`` (1.0: only exact repeats; the method's
@@ -198,7 +220,7 @@ def read_sentence(
             s = clean(rest) if lead else s
         if not s or s.lower().rstrip(".") == "end":
             return None, "end-marker"
-        if PROMPT_ECHO.search(s):
+        if PROMPT_ECHO.search(s) or (question is not None and quotes_question(s, question)):
             return None, "prompt-echo"
         if remarks is not None and is_source_remark(strip_preamble(s)[0]):
             remarks.append(as_written)
@@ -224,12 +246,14 @@ def generate_sentence(
     backend: Any, question: str, memory: Memory, written: Sequence[str], params: GenParams, *, prompt: str = P.SENTENCE_ID, offer_end: bool = True,
     overlap: float = 1.0, skipped: list[tuple[str, int, float]] | None = None, preambles: list[tuple[str, str]] | None = None,
     remarks: list[str] | None = None, tidy: bool = False, leads: list[tuple[str, str]] | None = None, lists: list[dict[str, str]] | None = None,
+    question_quotes: bool = False,
 ) -> tuple[str | None, str, str]:
     """(the sentence or None, why it ended, the raw completion); ``overlap``, ``skipped``, ``preambles``,
-    ``remarks``, ``tidy``, ``leads`` and ``lists`` as :func:`read_sentence`'s."""
+    ``remarks``, ``tidy``, ``leads`` and ``lists`` as :func:`read_sentence`'s; ``question_quotes``: a sentence that
+    quotes the question is a prompt echo (``read_sentence``'s ``question``)."""
     messages = P.sentence_messages(question, memory.view_docs(), " ".join(written), prompt=prompt, offer_end=offer_end)
     raw = first_text(backend, messages, params)
-    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy, leads, lists)
+    sentence, why = read_sentence(raw, written, overlap, skipped, preambles, remarks, tidy, leads, lists, question if question_quotes else None)
     return sentence, why, raw
 
 

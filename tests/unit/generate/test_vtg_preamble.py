@@ -74,6 +74,6 @@ def test_a_resumed_folder_cuts_preambles_as_it_was_written():
     assert VtgOptions.resumed_options({}, {**before, "strip_preamble": True})["strip_preamble"] is True
     assert "strip_preamble" not in VtgOptions.resumed_options({"strip_preamble": True}, before)  # given: as given
     m = method()
-    assert m.upgrade_manifest(before) == {**before, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert m.upgrade_manifest(before) == {**before, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert m.upgrade_manifest({**before, "strip_preamble": True})["strip_preamble"] is True
     assert "strip_preamble" in VtgOptions.recorded_when_set

@@ -83,11 +83,11 @@ def test_the_trace_keeps_each_near_repeat_skipped():
 
 def test_a_resumed_folder_sets_the_retries_it_was_written_with():
     before = {"method": "vtg@1", "k": 5, "repeat_overlap": 0.8}  # written with the near-repeat rule, before retries
-    assert VtgOptions.resumed_options({}, before) == {"repeat_overlap": 0.8, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert VtgOptions.resumed_options({}, before) == {"repeat_overlap": 0.8, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert VtgOptions.resumed_options({}, {**before, "repeat_retries": 2})["repeat_retries"] == 2
     assert "repeat_retries" not in VtgOptions.resumed_options({"repeat_retries": 3}, before)  # given: as given
     m = method(scripted([]))
-    assert m.upgrade_manifest(before) == {**before, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert m.upgrade_manifest(before) == {**before, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert m.upgrade_manifest({**before, "repeat_retries": 2})["repeat_retries"] == 2
     with pytest.raises(Exception, match="repeat_retries"):
         method(scripted([]), repeat_retries=-1)

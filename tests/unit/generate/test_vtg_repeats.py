@@ -109,12 +109,12 @@ def test_repeat_overlap_is_recorded_in_the_config_only_when_given():
 
 def test_a_resumed_folder_sets_the_threshold_it_was_written_with():
     old = {"method": "vtg@1", "k": 5}  # a manifest written before the option (and before repeat_retries, short_retries: 0)
-    assert VtgOptions.resumed_options({}, old) == {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert VtgOptions.resumed_options({}, old) == {"repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert VtgOptions.resumed_options({"repeat_overlap": None}, {**old, "repeat_overlap": 0.8})["repeat_overlap"] == 0.8
     assert "repeat_overlap" not in VtgOptions.resumed_options({"repeat_overlap": 0.9}, old)  # given: as given (the config check refuses it)
     assert VtgOptions.resumed_options({}, {"method": "vtg@2"}) == {}
     m = method(scripted([]))
-    assert m.upgrade_manifest(old) == {**old, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert m.upgrade_manifest(old) == {**old, "repeat_overlap": 1.0, "repeat_retries": 0, "short_retries": 0, "strip_preamble": False, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert m.upgrade_manifest({**old, "repeat_overlap": 0.8})["repeat_overlap"] == 0.8
     assert m.upgrade_manifest({"method": "rerank@1"}) == {"method": "rerank@1"}
 

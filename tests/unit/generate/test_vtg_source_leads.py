@@ -92,7 +92,7 @@ def test_a_resumed_folder_cuts_leads_as_it_was_written():
     assert VtgOptions.resumed_options({}, {**before, "strip_source_leads": True})["strip_source_leads"] is True
     assert "strip_source_leads" not in VtgOptions.resumed_options({"strip_source_leads": True}, before)  # given: as given
     m = method(leading())
-    assert m.upgrade_manifest(before) == {**before, "strip_source_leads": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert m.upgrade_manifest(before) == {**before, "strip_source_leads": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert m.upgrade_manifest({**before, "strip_source_leads": True})["strip_source_leads"] is True
     assert "strip_source_leads" in VtgOptions.recorded_when_set
     with pytest.raises(Exception, match="strip_source_leads"):

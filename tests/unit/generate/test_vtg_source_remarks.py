@@ -155,5 +155,5 @@ def test_a_resumed_folder_drops_and_tidies_as_it_was_written():
         with pytest.raises(Exception, match=key):
             method(remarking(), **{key: "sometimes"})
     m = method(remarking())
-    assert m.upgrade_manifest(before) == {**before, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False}
+    assert m.upgrade_manifest(before) == {**before, "strip_source_leads": False, "drop_source_remarks": False, "tidy_citations": False, "simplifier_strategy": "greedy", "strip_list_markers": False, "question_quotes": False}
     assert m.upgrade_manifest({**before, "drop_source_remarks": True})["drop_source_remarks"] is True
