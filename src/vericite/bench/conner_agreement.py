@@ -236,9 +236,9 @@ def alce_utility(scorer: Any, lm: Any, limit: int | None, interleaved: bool = Fa
     for lps in chunked(lambda ps, os_: continuation_logprobs(lm, list(zip(ps, os_))), prefixes, outputs, "ALCE informativeness"):
         info.append(1 - math.exp(sum(lps) / len(lps)) if lps else float("nan"))
     u = [x for *_, x in items]
-    for name, vals in (("coherence_sentence", coh), ("informativeness", info)):
-        keep = [i for i, v in enumerate(vals) if not math.isnan(v)]
-        out[name] = {**agreement("somers_d", [vals[i] for i in keep], [u[i] for i in keep], resamples=resamples, seed=seed), "lm": lm.identity().name}
+    for name, vals, none in (("coherence_sentence", coh, "no_perplexity_left_out"), ("informativeness", info, "no_tokens_left_out")):
+        keep = [i for i, v in enumerate(vals) if not math.isnan(v)]  # an answer the LM scored nothing of: counted
+        out[name] = {**agreement("somers_d", [vals[i] for i in keep], [u[i] for i in keep], resamples=resamples, seed=seed), none: len(vals) - len(keep), "lm": lm.identity().name}
     return out
 
 

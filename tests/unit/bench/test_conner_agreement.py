@@ -201,3 +201,29 @@ def test_conner_nq_reads_the_data_it_is_given_and_the_shared_folder_by_default(t
     res = tmp_path / "out.json"
     assert ca.main(["--data-path", str(mine), "--skip-alce", "--out", str(res)]) == 0
     assert json.loads(res.read_text())["conner_nq_reference"]["source"] == str(mine)
+
+
+def test_alce_utility_counts_an_answer_the_lm_scores_nothing_of(tmp_path, monkeypatch):
+    """ALCE's rows likewise: an answer with no sentence the LM scores is left out of coherence and counted
+    (``no_perplexity_left_out``), and of informativeness when none of its tokens is (``no_tokens_left_out``)."""
+    import vericite.models.lm_scoring as lm_scoring
+    import vericite.paths as paths
+    from vericite.bench.conner_agreement import alce_utility
+
+    rated = {f"q{i}": {"question": f"Question {i}?", "output": o, "utility_score": u}
+             for i, (o, u) in enumerate([("Alpha beta gamma.", 5), ("Delta epsilon.", 1), ("Xi omicron pi rho.", 3), ("Sigma tau upsilon.", 2)])}
+    f = tmp_path / "alce" / "human_eval" / "human_eval_utility_completed.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps({"asqa": {"system": rated}}), encoding="utf-8")
+    monkeypatch.setattr(paths, "shared_data_dir", lambda required=True: tmp_path)
+    real = lm_scoring.sentence_logprobs
+
+    def no_tokens_for_delta(lm, texts, spans, **kw):
+        rows = real(lm, texts, spans, **kw)
+        return [[[] for _ in row] if t.startswith("Delta") else row for t, row in zip(texts, rows)]
+
+    monkeypatch.setattr(lm_scoring, "sentence_logprobs", no_tokens_for_delta)
+    out = alce_utility(FakePairScorer(), FakeBackend(), None, resamples=20)
+    coh, info = out["coherence_sentence"], out["informativeness"]
+    assert coh["n"] == 3 and coh["no_perplexity_left_out"] == 1
+    assert info["n"] == 4 and info["no_tokens_left_out"] == 0 and out["relevance"]["n"] == 4
