@@ -75,7 +75,6 @@ from .vtg_trace import COMPONENTS, LIST_MARKERS, NEAR_REPEATS, PREAMBLES, REMARK
 
 VERSION = 1
 CITATION_FORMAT = "alce"
-#: what the progress line calls a completion drawn again, by why it would have ended the answer
 #: each option of vtg_build.BEFORE_OPTIONS (added after vtg@1's first runs) as a new run takes it when not given
 NEW_RUN: dict[str, Any] = {
     "repeat_overlap": S.REPEAT_OVERLAP, "repeat_retries": S.REPEAT_RETRIES, "short_retries": S.SHORT_RETRIES, "strip_preamble": S.STRIP_PREAMBLE,
@@ -83,6 +82,7 @@ NEW_RUN: dict[str, Any] = {
     "simplifier_strategy": SIMPLIFIER_STRATEGY, "strip_list_markers": S.STRIP_LIST_MARKERS, "question_quotes": S.QUESTION_QUOTES,
 }  # fmt: skip
 assert set(NEW_RUN) == set(BEFORE_OPTIONS)
+#: what the progress line calls a completion drawn again, by why it would have ended the answer
 REDRAWN = {"repeated": "repeat", "prompt-echo": "prompt echo", "end-marker": "early End.", "empty": "empty completion", S.SOURCE_REMARK: "source remark"}
 
 
