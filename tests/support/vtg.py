@@ -101,16 +101,18 @@ def scripted(sentences: Sequence[str], cites: Mapping[str, str] | None = None, q
     return FakeBackend("vtg-script", replies=reply)
 
 
-def restating(sentences: Sequence[str], again: str, cites: Mapping[str, str] | None = None) -> FakeBackend:
+def restating(sentences: Sequence[str], again: str, cites: Mapping[str, str] | None = None, *, first: bool = False) -> FakeBackend:
     """:func:`scripted`'s model, but a sentence prompt with an answer so far, drawn with seed 0, gets ``again`` (a
     restatement of a sentence written, or one of them as it is): with the method's seed 0 and ``trials=0``, each
-    sentence's first draw after the first repeats, and a draw again (seed 1, 2, ...) writes the next sentence."""
+    sentence's first draw after the first repeats, and a draw again (seed 1, 2, ...) writes the next sentence.
+    With ``first=True`` it is the sentence prompt with no answer so far (the answer's first draw) that gets it."""
     inner = scripted(sentences, cites).replies
     assert callable(inner)
 
     def reply(messages: Any, params: Any) -> str:
         prompt = last_user_message(messages)
-        if "Sentence with citation:" not in prompt and "Generated questions:" not in prompt and answer_so_far(prompt) and params.seed == 0:
+        sentence_prompt = "Sentence with citation:" not in prompt and "Generated questions:" not in prompt
+        if sentence_prompt and bool(answer_so_far(prompt)) != first and params.seed == 0:
             return again
         return inner(messages, params)
 

@@ -11,10 +11,10 @@ import pytest
 
 from vericite.generate import vtg_steps as S
 from vericite.generate.vtg_build import VtgOptions
-from vericite.models.fake import FakeBackend, last_user_message
+from vericite.models.fake import FakeBackend
 from vericite.types import Sample
 
-from tests.support.vtg import BERLIN, CITES, DOCS, PARIS, ROME, answer_so_far, scripted
+from tests.support.vtg import BERLIN, CITES, DOCS, PARIS, ROME, restating, scripted
 from tests.support.vtg import keyword_vtg as method
 
 ASKED = "Which European cities are national capitals?"
@@ -57,16 +57,7 @@ def test_read_sentence_reads_it_as_a_prompt_echo_only_when_given_the_question():
 
 def quoting_first() -> FakeBackend:
     """:func:`scripted`'s model, but the first sentence drawn with seed 0 quotes the question."""
-    inner = scripted([PARIS, ROME, BERLIN], CITES).replies
-    assert callable(inner)
-
-    def reply(messages: Any, params: Any) -> str:
-        prompt = last_user_message(messages)
-        if "Sentence with citation:" not in prompt and "Generated questions:" not in prompt and not answer_so_far(prompt) and params.seed == 0:
-            return QUOTING
-        return inner(messages, params)
-
-    return FakeBackend("vtg-quoting", replies=reply)
+    return restating([PARIS, ROME, BERLIN], QUOTING, CITES, first=True)
 
 
 def answer(m: Any) -> Any:
