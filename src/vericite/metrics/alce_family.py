@@ -43,13 +43,13 @@ from .alce import (
     str_em,
 )
 from .alce_qa import QA_MODEL
-from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, ProgressBar, Ratios, corpus_results
+from .base import DEFAULT_RESAMPLES, ScoresAnswers, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, ProgressBar, Ratios, corpus_results
 from .judging import judge_id
 
 Value = float | None
 
 
-class AlceMetric:
+class AlceMetric(ScoresAnswers):
     """ALCE's metrics (see the module docstring)."""
 
     inputs = ("answer", "question", "passages", "qa_pairs", "answers", "claims", "meta")
@@ -90,9 +90,6 @@ class AlceMetric:
         self.reader = reader  # a metrics.alce_reader.FinalAnswerReader, or None: EM and F1 of the whole output
         self.resamples = resamples
         self.seed = seed
-
-    def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, Any]:
-        return self.score_answers(samples, answers).results
 
     def judging_part(self) -> "AlceMetric | None":
         """Its judged metrics alone (citation recall/precision, claims): what ``evaluate`` scores answer by answer

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import VericiteError
 from ..judges.four_class import CAQA_LABELS, is_four_class
 from ..types import CitationKind, JudgePair, Judgement, ParseStatus
-from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, MetricSpec, ProgressBar, Ratios, Unavailable, corpus_results
+from .base import DEFAULT_RESAMPLES, ScoresAnswers, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, MetricSpec, ProgressBar, Ratios, Unavailable, corpus_results
 from .judging import judge_corpus, judge_id
 
 VERSION = "attribution@1"
@@ -151,7 +151,7 @@ def attribution_statistics(per_answer: Sequence[Mapping[str, Any] | None], *, ju
     return r.done(METRIC_NAMES)
 
 
-class AttributionMetric:
+class AttributionMetric(ScoresAnswers):
     """The four-class diagnosis (module docstring). ``judge``: a four-class judge (checked)."""
 
     #: the cited evidence is read from the Sample field its citation kind names (``knowledge`` for triples,
@@ -169,9 +169,6 @@ class AttributionMetric:
         self.judge = judge
         self.resamples = resamples
         self.seed = seed
-
-    def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> Mapping[str, Any]:
-        return self.score_answers(samples, answers).results
 
     def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: ProgressBar | None = None) -> MetricRun:
         check_one_answer_per_sample(samples, answers)

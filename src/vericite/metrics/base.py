@@ -297,6 +297,14 @@ def _declared(metric: Any, name: str, default: Any) -> Any:
         return default
 
 
+class ScoresAnswers:
+    """A built-in family's ``compute`` (the Metric protocol): the results of its own ``score_answers``, the one
+    place each family scores a corpus."""
+
+    def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, MetricResult]:
+        return dict(self.score_answers(samples, answers).results)  # type: ignore[attr-defined]
+
+
 def _strings(value: Any) -> bool:
     """Whether ``value`` is a tuple or list of strings (a family's ``names``, ``inputs``)."""
     return isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value)

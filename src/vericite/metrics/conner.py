@@ -47,7 +47,7 @@ from typing import Any, Sequence
 from ..attribution.sentences import split_sentences
 from ..errors import VericiteError
 from ..models.lm_scoring import PPL_CAP, SENTENCE_CONTEXTS
-from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
+from .base import DEFAULT_RESAMPLES, ScoresAnswers, check_one_answer_per_sample, DEFAULT_SEED, MetricRun, ProgressBar, Ratios, corpus_results
 from .conner_specs import (  # noqa: F401  (re-exported: the family's declarations)
     VERSION,
     FAMILY,
@@ -112,7 +112,7 @@ def _model_name(backend: Any) -> str | None:
         return str(getattr(backend, "id", type(backend).__name__))
 
 
-class ConnerMetric(LMMeasures, ValidityMeasures, PairMeasures):
+class ConnerMetric(ScoresAnswers, LMMeasures, ValidityMeasures, PairMeasures):
     """CONNER's measures (module docstring). ``judge``: a three-way judge (factuality, validity); ``lm``: a causal
     LM backend (coherence, informativeness, helpfulness, the validity reader); ``scorer``: a PairScorer
     (relevance); ``coherence``: a PairScorer, paragraph coherence's discourse model (default: the LM's
@@ -182,9 +182,6 @@ class ConnerMetric(LMMeasures, ValidityMeasures, PairMeasures):
         self.resamples, self.seed = resamples, seed
         self.gamma = tuple(float(g) for g in gamma)
         q_know({k: 0.0 for k in Q_KNOW}, self.gamma)  # checks gamma's length now
-
-    def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, Any]:
-        return self.score_answers(samples, answers).results
 
     def judging_part(self) -> "ConnerMetric | None":
         """Its judged measures alone (factuality and its shares, validity): what ``evaluate`` scores answer by answer

@@ -21,10 +21,10 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
 from ..types import AttributedAnswer, Sample
-from .base import DEFAULT_RESAMPLES, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricResult, MetricRun, ProgressBar
+from .base import DEFAULT_RESAMPLES, ScoresAnswers, check_one_answer_per_sample, DEFAULT_SEED, AllowedDifference, CorpusStatistics, MetricRun, ProgressBar
 
 
-class KalmaMetric:
+class KalmaMetric(ScoresAnswers):
     """KaLMA's citation quality, alignment and [NA] metrics (``evaluate_kalma``)."""
 
     inputs = ("answer", "knowledge", "gold", "absent")
@@ -54,9 +54,6 @@ class KalmaMetric:
         self.resamples = resamples
         self.seed = seed
 
-    def compute(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer]) -> Mapping[str, MetricResult]:
-        return self.score_answers(samples, answers).results
-
     def score_answers(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer], *, progress: ProgressBar | None = None) -> MetricRun:
         """The results, each answer's counts and judgements (with their purpose), and how they were computed."""
         from .kalma import KalmaItem
@@ -81,7 +78,7 @@ class KalmaMetric:
         return kalma_statistics([KalmaCounts.from_dict(r["scores"]) for r in records])
 
 
-class GEvalMetric:
+class GEvalMetric(ScoresAnswers):
     """G-Eval's four aspects (mean 1-5 score of the answers that got one, bootstrap CI over answers)."""
 
     inputs = ("answer", "question", "knowledge")
@@ -97,9 +94,6 @@ class GEvalMetric:
         self.backend = backend
         self.resamples = resamples
         self.seed = seed
-
-    def compute(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer]) -> Mapping[str, MetricResult]:
-        return self.score_answers(samples, answers).results
 
     def score_answers(self, samples: Sequence[Sample], answers: Sequence[AttributedAnswer], *, progress: ProgressBar | None = None) -> MetricRun:
         """The results, and each answer's scores under ``scores["geval"]``; G-Eval's model is its judge."""
