@@ -32,6 +32,26 @@ def builder_run_options(verbose_help: str) -> Callable[[Any], Any]:
     return wrap
 
 
+def run_builder(name: str, opts: dict[str, Any], *, no_cache: bool, resume: bool, verbose: bool, quiet: bool, **extra: Any) -> tuple[str, dict[str, Any]]:
+    """Build with the registered builder ``name`` from a command's options (``opts``: its own, ``--out`` and the
+    model-server ones of :func:`builder_run_options`; ``extra``: fields the command shaped itself); its ``out`` and
+    the build log. An option the builder rejects is a user's error, said as the flag."""
+    from ..errors import InvalidOptionsError, VericiteError, validation_message
+    from ..printable import printable
+    from ..registry import BuildContext, create
+
+    out = opts.pop("out")
+    ctx = BuildContext(threads=opts.pop("threads"), cache=not no_cache, base_url=opts.pop("base_url"),
+                       timeout=opts.pop("timeout"), retries=opts.pop("request_retries"))  # fmt: skip
+    fields: dict[str, Any] = {k: v for k, v in opts.items() if v is not None} | extra
+    echo = (lambda m: click.echo(printable(m), err=True)) if verbose else None
+    try:
+        builder = create("builders", name, ctx, progress=not quiet, echo=echo, **fields)
+    except InvalidOptionsError as e:
+        raise VericiteError(f"invalid {validation_message(e.error, as_flag=True)}") from None
+    return out, builder.build(out, resume=resume)
+
+
 @click.group()
 def build() -> None:
     """Build attribution benchmarks from a knowledge graph (KaLMA's evolutionary question generation)."""
@@ -54,27 +74,9 @@ def build() -> None:
 def biokalma(relations: tuple[str, ...], no_cache: bool, resume: bool, verbose: bool, quiet: bool, **opts: Any) -> None:
     """Evolutionary question generation with minimum knowledge sets (KaLMA App. A)."""
     from ..bench.builders.biokalma.build import side_paths
-    from ..errors import InvalidOptionsError, VericiteError, validation_message
-    from ..printable import printable
-    from ..registry import BuildContext, create
 
-    out = opts.pop("out")
-    ctx = BuildContext(
-        threads=opts.pop("threads"),
-        cache=not no_cache,
-        base_url=opts.pop("base_url"),
-        timeout=opts.pop("timeout"),
-        retries=opts.pop("request_retries"),
-    )
-    fields: dict[str, Any] = {k: v for k, v in opts.items() if v is not None}
-    if relations:
-        fields["relations"] = list(relations)
-    echo = (lambda m: click.echo(printable(m), err=True)) if verbose else None
-    try:
-        builder = create("builders", "biokalma", ctx, progress=not quiet, echo=echo, **fields)
-    except InvalidOptionsError as e:
-        raise VericiteError(f"invalid {validation_message(e.error, as_flag=True)}") from None
-    log = builder.build(out, resume=resume)
+    extra = {"relations": list(relations)} if relations else {}
+    out, log = run_builder("biokalma", opts, no_cache=no_cache, resume=resume, verbose=verbose, quiet=quiet, **extra)
     paths = side_paths(out)
     click.echo(f"{log['entries']} entries in {out} ({log['status']}); {log['pairs_tried']} pairs tried of {log['pair_selection']['pairs']} eligible")
     if log.get("skipped"):
@@ -108,20 +110,8 @@ def caqa(no_cache: bool, resume: bool, verbose: bool, quiet: bool, **opts: Any) 
     """Four-class attribution items (supportive, insufficient, contradictory, irrelevant) from logical queries
     over a graph (CAQA §4, Table 3, App. A)."""
     from ..bench.builders.caqa.build import side_paths
-    from ..errors import InvalidOptionsError, VericiteError, validation_message
-    from ..printable import printable
-    from ..registry import BuildContext, create
 
-    out = opts.pop("out")
-    ctx = BuildContext(threads=opts.pop("threads"), cache=not no_cache, base_url=opts.pop("base_url"),
-                       timeout=opts.pop("timeout"), retries=opts.pop("request_retries"))
-    fields: dict[str, Any] = {k: v for k, v in opts.items() if v is not None}
-    echo = (lambda m: click.echo(printable(m), err=True)) if verbose else None
-    try:
-        builder = create("builders", "caqa", ctx, progress=not quiet, echo=echo, **fields)
-    except InvalidOptionsError as e:
-        raise VericiteError(f"invalid {validation_message(e.error, as_flag=True)}") from None
-    log = builder.build(out, resume=resume)
+    out, log = run_builder("caqa", opts, no_cache=no_cache, resume=resume, verbose=verbose, quiet=quiet)
     paths = side_paths(out)
     c = log["counts"]
     click.echo(f"{log['items']} items from {log['queries']} queries in {out} ({log['status']}; {log['verbalisation']['mode']} verbalisation)")
