@@ -186,6 +186,14 @@ def score_corpus(
 def _score_answer(a: AnswerCitations, i: int, plans: list[SentencePlan], joint: dict, judged: _Judged, single: Any, others: Any, used: dict, precision: bool = True) -> None:
     entail = precise = 0
     missing = False
+
+    def ask(pair: JudgePair, purpose: str) -> bool | None:
+        """The judge's verdict on ``pair`` (None: unjudged), counted as one of ALCE's calls and kept for the answer's
+        judgements under ``purpose``."""
+        a.alce_calls += 1
+        used.setdefault(pair, purpose)
+        return judged.verdict(pair)
+
     for k, p in enumerate(plans):
         row: dict[str, Any] = {"entailed": False, "citations": [{"passage": r + 1, "precise": False} for r in p.joint]}
         a.sentences.append(row)
@@ -193,10 +201,7 @@ def _score_answer(a: AnswerCitations, i: int, plans: list[SentencePlan], joint: 
             row["rejected"] = "no citation" if not p.markers else "out of range"
             continue
         a.citations += len(p.refs)
-        a.alce_calls += 1
-        pair = joint[(i, k)]
-        used.setdefault(pair, "citation_recall")
-        v = judged.verdict(pair)
+        v = ask(joint[(i, k)], "citation_recall")
         if v is None:
             missing = True
             row["entailed"] = None
@@ -212,26 +217,14 @@ def _score_answer(a: AnswerCitations, i: int, plans: list[SentencePlan], joint: 
             row["citations"][0]["precise"] = True
             continue
         for pos, r in enumerate(p.refs):
-            a.alce_calls += 1
-            sp = single(i, r, k)
-            used.setdefault(sp, "citation_precision")
-            alone = judged.verdict(sp)
-            if alone is None:
+            # precise when it entails alone, or when the others do not entail without it (then it is needed)
+            alone = ask(single(i, r, k), "citation_precision")
+            rest = ask(others(i, k, pos), "citation_precision") if alone is False else None
+            needed = alone if alone is not False else (None if rest is None else not rest)
+            if needed is None:
                 missing = True
                 row["citations"][pos]["precise"] = None
-                continue
-            if alone:
-                precise += 1
-                row["citations"][pos]["precise"] = True
-                continue
-            a.alce_calls += 1
-            op = others(i, k, pos)
-            used.setdefault(op, "citation_precision")
-            rest = judged.verdict(op)
-            if rest is None:
-                missing = True
-                row["citations"][pos]["precise"] = None
-            elif not rest:  # the others do not entail without it: it is needed
+            elif needed:
                 precise += 1
                 row["citations"][pos]["precise"] = True
     if not plans:
