@@ -5,9 +5,9 @@ validity), per group of knowledge sources:
 
 Each FOLDER is a ``vericite evaluate --task conner`` folder (or a level's ``eval/`` of ``vericite run``); folders
 given the same ``--group`` are pooled (CONNER's rows are "DPR" and "LLMs", several generators pooled), a folder
-without one is its own group. The statistic is Somers' D of the extrinsic measure given the intrinsic one (CONNER
-does not say which is given which)
-((concordant − discordant) / pairs untied on the intrinsic measure, ``stats.somers_d_of``), on the items that have
+without one is its own group. The statistic is Somers' D of the extrinsic measure given the intrinsic one:
+(concordant − discordant) / pairs untied on the intrinsic measure (``stats.somers_d_of``; CONNER does not say which
+is given which), on the items that have
 both (an item a measure was not computed for is left out of that cell, counted in ``left_out``), with ``n`` and the
 95% percentile bootstrap interval over items (``--resamples``, seeded). CONNER marks p < 0.05; here a cell is marked
 † where its interval excludes 0. Read-only: no model is loaded. Prints a Markdown table, or with ``--json`` one
