@@ -20,9 +20,9 @@ def folder(tmp_path: Path, name: str, scores: list[dict[str, Any]], torn: bool =
     return d
 
 
-def item(f: float, h: float | None, v: float | None, **more: Any) -> dict[str, Any]:
+def item(f: float, h: float | None, v: float | None) -> dict[str, Any]:
     # factuality orders helpfulness the same way and validity the other way; relevance is constant (all ties)
-    return {"factuality": f, "relevance": 0.9, "coherence_sentence": 0.2, "coherence_paragraph": None, "informativeness": 1 - f, "helpfulness": h, "validity": v, **more}
+    return {"factuality": f, "relevance": 0.9, "coherence_sentence": 0.2, "coherence_paragraph": None, "informativeness": 1 - f, "helpfulness": h, "validity": v}
 
 
 def test_somers_d_per_cell_with_missing_values_left_out_and_counted(tmp_path):
