@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..jsonl import ReadStats, read_appended
+from ..report.conner import conner_scores, samples
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .conner_agreement import agreement
 
@@ -34,18 +34,10 @@ INTRINSIC = ("factuality", "relevance", "coherence_sentence", "coherence_paragra
 EXTRINSIC = ("helpfulness", "validity")
 
 
-def read_scores(folder: str | Path) -> list[dict[str, Any]]:
-    """Each item's CONNER scores (``scores["conner"]`` of the folder's samples.jsonl; a torn line is skipped).
+def read_scores(folder: str | Path) -> list[Mapping[str, Any]]:
+    """Each item's CONNER scores (:func:`~vericite.report.conner.samples`, a torn line skipped).
     :class:`VericiteError` for a folder without samples.jsonl or without any CONNER score."""
-    path = Path(folder) / "samples.jsonl"
-    if not path.is_file():
-        raise VericiteError(f"{folder}: no samples.jsonl (give a `vericite evaluate --task conner` folder)")
-    found = []
-    for record in read_appended(path, ReadStats(), errors="replace"):
-        scores = record.get("scores") if isinstance(record, dict) else None
-        conner = scores.get("conner") if isinstance(scores, dict) else None
-        if isinstance(conner, dict):
-            found.append(conner)
+    found = [c for c in map(conner_scores, samples(folder)) if c is not None]
     if not found:
         raise VericiteError(f"{folder}: no item has CONNER scores (not a `--task conner` evaluation)")
     return found
@@ -105,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --resamples must be at least 1", file=sys.stderr)
         return 2
     names = a.group or [str(f) for f in a.folders]
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[Mapping[str, Any]]] = {}
     try:
         for name, folder in zip(names, a.folders):
             groups.setdefault(name, []).extend(read_scores(folder))

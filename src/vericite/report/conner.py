@@ -16,7 +16,7 @@ folder's samples), for scripts/conner_figures.py, which writes them as SVG files
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from .. import jsonl
 from ..errors import DataError
@@ -40,9 +40,8 @@ class FactualityItems:
         self.without = 0  # conner items whose factuality was not computed
 
     def add(self, record: Any) -> None:
-        scores = record.get("scores") if isinstance(record, Mapping) else None
-        conner = scores.get("conner") if isinstance(scores, Mapping) else None
-        if not isinstance(conner, Mapping):
+        conner = conner_scores(record)
+        if conner is None:
             return
         value = num(conner.get("factuality"))
         if value is None:
@@ -146,14 +145,26 @@ def conner_section(found: FactualityItems) -> str:
     return section("conner", "Long tail and long form (CONNER §4.4)", "".join(parts))
 
 
-def read_items(folder: str | Path) -> FactualityItems:
-    """The items of an evaluation folder's ``samples.jsonl`` (a torn or bad line is skipped, as the page does);
+def conner_scores(record: Any) -> Mapping[str, Any] | None:
+    """A samples.jsonl record's CONNER scores (``scores["conner"]``), or None when it has none."""
+    scores = record.get("scores") if isinstance(record, Mapping) else None
+    conner = scores.get("conner") if isinstance(scores, Mapping) else None
+    return conner if isinstance(conner, Mapping) else None
+
+
+def samples(folder: str | Path) -> Iterator[Any]:
+    """The records of an evaluation folder's ``samples.jsonl`` (a torn or bad line is skipped, as the page does);
     :class:`DataError` when the folder has no samples.jsonl."""
     path = Path(folder) / "samples.jsonl"
     if not path.is_file():
         raise DataError(f"{folder}: no samples.jsonl (give a `vericite evaluate --task conner` folder)")
+    return jsonl.read_appended(path, jsonl.ReadStats(), errors="replace")
+
+
+def read_items(folder: str | Path) -> FactualityItems:
+    """The items of an evaluation folder's ``samples.jsonl`` (:func:`samples`)."""
     found = FactualityItems()
-    for record in jsonl.read_appended(path, jsonl.ReadStats(), errors="replace"):
+    for record in samples(folder):
         found.add(record)
     return found
 

@@ -66,3 +66,6 @@ def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
     a = folder(tmp_path, "a", [item(0.1, 0.1, 0.1)])
     assert X.main([str(a), "--group", "x", "--group", "y"]) == 2
     assert "2 groups for 1 folders" in capsys.readouterr().err
+    for bad in ("0", "-3"):
+        assert X.main([str(a), "--resamples", bad]) == 2
+        assert "--resamples must be at least 1" in capsys.readouterr().err
