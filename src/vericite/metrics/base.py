@@ -301,8 +301,11 @@ class ScoresAnswers:
     """A built-in family's ``compute`` (the Metric protocol): the results of its own ``score_answers``, the one
     place each family scores a corpus."""
 
+    def score_answers(self, samples: Sequence[Any], answers: Sequence[Any], *, progress: Any = None) -> MetricRun:
+        raise NotImplementedError(f"{type(self).__name__} scores no answers")
+
     def compute(self, samples: Sequence[Any], answers: Sequence[Any]) -> dict[str, MetricResult]:
-        return dict(self.score_answers(samples, answers).results)  # type: ignore[attr-defined]
+        return dict(self.score_answers(samples, answers).results)
 
 
 def _strings(value: Any) -> bool:
