@@ -103,3 +103,18 @@ def test_a_replay_names_where_a_question_first_differs_from_the_run():
     b = {"output": "x", "trials": [a["trials"][0], {"sentence": "t", "citations": [3]}]}
     assert mod.first_difference(a, b) == "trial 2 differs in citations: '[2]' replayed, '[3]' recorded"
     assert mod.first_difference(a, {**a, "output": "y"}) == "the output differs"
+
+
+def test_same_answers_tells_identical_from_probabilities_moved_from_different():
+    b = bench()
+    ref = [{"output": "A [1].", "trials": [{"citations": [1], "generation_verifier": {"entailed": True, "p": 0.530}}]}]
+    moved = [{"output": "A [1].", "trials": [{"citations": [1], "generation_verifier": {"entailed": True, "p": 0.556}}]}]
+    assert b.sameness(ref, [dict(r) for r in ref]) == "yes"
+    assert b.sameness(moved, ref) == "yes but P (±0.026)"
+    for other in ([{**ref[0], "output": "B [1]."}],
+                  [{**ref[0], "trials": [{"citations": [1, 2], "generation_verifier": {"entailed": True, "p": 0.530}}]}],
+                  [{**ref[0], "trials": [{"citations": [1], "generation_verifier": {"entailed": False, "p": 0.530}}]}],
+                  [{**ref[0], "trials": [{"citations": [1], "generation_verifier": {"entailed": True, "q": 0.530}}]}],
+                  ref + ref):
+        assert b.sameness(other, ref) == "NO"
+    assert b.float_gap(1, 1.0) is None  # an int is not a probability moved
