@@ -196,6 +196,22 @@ def read_appended(
     return read(path, policy="skip", torn="ignore", stats=stats, missing_ok=True, errors=errors, data=data)
 
 
+def folder_samples(folder: str | os.PathLike[str], what: str) -> Iterator[Any]:
+    """The records of an evaluation folder's ``samples.jsonl`` (:func:`read_appended`, bytes not UTF-8 replaced);
+    a folder without one is a :class:`~vericite.errors.DataError` saying to give ``what``."""
+    path = Path(folder) / "samples.jsonl"
+    if not path.is_file():
+        raise DataError(f"{folder}: no samples.jsonl (give {what})")
+    return read_appended(path, ReadStats(), errors="replace")
+
+
+def family_scores(record: Any, family: str) -> dict[str, Any] | None:
+    """A samples.jsonl record's scores of one metric family (``scores[family]``), None when it has none."""
+    scores = record.get("scores") if isinstance(record, dict) else None
+    found = scores.get(family) if isinstance(scores, dict) else None
+    return found if isinstance(found, dict) else None
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -310,6 +326,8 @@ __all__ = [
     "cut_torn_line",
     "decode_line",
     "dumps_line",
+    "family_scores",
+    "folder_samples",
     "preview",
     "read",
     "read_appended",

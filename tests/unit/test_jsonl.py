@@ -192,3 +192,15 @@ def test_alce_jsonl_corpus_keeps_a_question_with_unicode_line_separators(tmp_pat
     f.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
     rep = CorpusReport()
     assert [d.id for d in read_corpus(f, "alce", rep)] == ["d1", "d2"] and rep.problems == {}
+
+
+def test_folder_samples_and_family_scores(tmp_path):
+    with pytest.raises(DataError, match="no samples.jsonl \\(give a conner folder\\)"):
+        jsonl.folder_samples(tmp_path, "a conner folder")
+    (tmp_path / "samples.jsonl").write_bytes(
+        b'{"id": "a", "scores": {"conner": {"relevance": 0.5}}}\nnot json\n{"id": "b", "scores": {"alce": {}}}\n'
+        b'{"id": "c", "scores": ["x"]}\n["list"]\n{"id": "\xff", "scores": {"conner": {"relevance": 1}}}\n{"id": "torn", "sc'
+    )
+    records = list(jsonl.folder_samples(tmp_path, "a conner folder"))
+    assert [r["id"] for r in records] == ["a", "b", "c", "\ufffd"]  # a bad line, a list and a torn line skipped
+    assert [jsonl.family_scores(r, "conner") for r in records] == [{"relevance": 0.5}, None, None, {"relevance": 1}]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import VericiteError
-from ..report.conner import conner_scores, samples
+from ..jsonl import family_scores, folder_samples
 from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .conner_agreement import agreement
 
@@ -34,10 +34,11 @@ INTRINSIC = ("factuality", "relevance", "coherence_sentence", "coherence_paragra
 EXTRINSIC = ("helpfulness", "validity")
 
 
-def read_scores(folder: str | Path) -> list[Mapping[str, Any]]:
-    """Each item's CONNER scores (:func:`~vericite.report.conner.samples`, a torn line skipped).
+def read_scores(folder: str | Path) -> list[dict[str, Any]]:
+    """Each item's CONNER scores (``scores["conner"]`` of the folder's samples.jsonl; a torn line is skipped).
     :class:`VericiteError` for a folder without samples.jsonl or without any CONNER score."""
-    found = [c for c in map(conner_scores, samples(folder)) if c is not None]
+    records = folder_samples(folder, "a `vericite evaluate --task conner` folder")
+    found = [c for c in (family_scores(r, "conner") for r in records) if c is not None]
     if not found:
         raise VericiteError(f"{folder}: no item has CONNER scores (not a `--task conner` evaluation)")
     return found
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --resamples must be at least 1", file=sys.stderr)
         return 2
     names = a.group or [str(f) for f in a.folders]
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}
     try:
         for name, folder in zip(names, a.folders):
             groups.setdefault(name, []).extend(read_scores(folder))

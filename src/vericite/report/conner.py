@@ -16,10 +16,9 @@ folder's samples), for scripts/conner_figures.py, which writes them as SVG files
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import jsonl
-from ..errors import DataError
 from ..stats import bootstrap_cis, point, ratio_of_sums
 from .charts import bar_chart, grouped_bar_chart
 from .format import esc, fmt, num
@@ -40,7 +39,7 @@ class FactualityItems:
         self.without = 0  # conner items whose factuality was not computed
 
     def add(self, record: Any) -> None:
-        conner = conner_scores(record)
+        conner = jsonl.family_scores(record, "conner")
         if conner is None:
             return
         value = num(conner.get("factuality"))
@@ -145,26 +144,11 @@ def conner_section(found: FactualityItems) -> str:
     return section("conner", "Long tail and long form (CONNER §4.4)", "".join(parts))
 
 
-def conner_scores(record: Any) -> Mapping[str, Any] | None:
-    """A samples.jsonl record's CONNER scores (``scores["conner"]``), or None when it has none."""
-    scores = record.get("scores") if isinstance(record, Mapping) else None
-    conner = scores.get("conner") if isinstance(scores, Mapping) else None
-    return conner if isinstance(conner, Mapping) else None
-
-
-def samples(folder: str | Path) -> Iterator[Any]:
-    """The records of an evaluation folder's ``samples.jsonl`` (a torn or bad line is skipped, as the page does);
-    :class:`DataError` when the folder has no samples.jsonl."""
-    path = Path(folder) / "samples.jsonl"
-    if not path.is_file():
-        raise DataError(f"{folder}: no samples.jsonl (give a `vericite evaluate --task conner` folder)")
-    return jsonl.read_appended(path, jsonl.ReadStats(), errors="replace")
-
-
 def read_items(folder: str | Path) -> FactualityItems:
-    """The items of an evaluation folder's ``samples.jsonl`` (:func:`samples`)."""
+    """The items of an evaluation folder's ``samples.jsonl`` (a torn or bad line is skipped, as the page does);
+    :class:`~vericite.errors.DataError` when the folder has no samples.jsonl."""
     found = FactualityItems()
-    for record in samples(folder):
+    for record in jsonl.folder_samples(folder, "a `vericite evaluate --task conner` folder"):
         found.add(record)
     return found
 
