@@ -34,6 +34,12 @@ class BackendError(VericiteError):
     """A model backend could not answer (server unreachable, bad response)."""
 
 
+class PromptTooLongError(BackendError):
+    """A prompt longer than the model's context window: a property of that prompt, not a failure of the backend,
+    so asking again cannot help. A prompted judge records such a pair as a failed judgement and judges the others
+    (``judges.prompted``)."""
+
+
 class PluginError(BackendError):
     """A plugin's object (of any kind) raised something other than a ``BackendError`` in one of its calls, or its
     factory raised something other than a ``VericiteError`` (a bug or an unexpected failure of the plugin): the

@@ -160,6 +160,23 @@ def test_next_token_logprobs_yes_no(smol):
             assert lp == pytest.approx(rows[0][tok], abs=1e-4)
 
 
+def test_a_prompt_past_the_context_is_prompt_too_long_and_a_judge_fails_that_pair_only(smol):
+    """llama.cpp's "Requested tokens (...) exceed context window" is PromptTooLongError (a prompt's property, not
+    the backend's failure); a prompted judge records that pair as failed and judges the others of its call."""
+    from vericite.errors import PromptTooLongError
+    from vericite.judges.three_way import LLM3Judge
+    from vericite.types import JudgePair
+
+    table = " | ".join(f"row {i} | 19{i % 100:02d} | value {i}" for i in range(600))  # no full stop: one "sentence"
+    with pytest.raises(PromptTooLongError, match="exceed context window of 2048"):
+        smol.next_token_logprobs([chat(table)], ["Yes", "No"])
+    pairs = [JudgePair("Paris is the capital of France.", "Paris is in France."), JudgePair("Paris is the capital of France.", table)]
+    out = LLM3Judge(smol, batch_size=2).judge(pairs)
+    assert [j.status for j in out] == ["ok", "failed"]
+    assert "exceed context window of 2048" in out[1].raw and out[1].probability is None
+    assert smol.generate([chat("What is 2 + 2?")], GenParams(max_tokens=4, temperature=0.0))[0].text  # still answers
+
+
 def test_prefix_reuse(smol):
     questions = ["Who was Claude Monet?", "Who was Paul Cezanne?", "Who was Edgar Degas?"]
     p = GenParams(max_tokens=8)

@@ -109,6 +109,9 @@ class LLM4Judge(PromptedJudge):
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         out: list[Judgement] = []
         for _, pair, lps, text in self.read(pairs, by_evidence=False):
+            if lps is None:
+                out.append(self.failed(pair, text))
+                continue
             probs, mass = class_probabilities(lps)
             raw: dict[str, Any] = {"class_logmass": rounded(mass), "candidates": rounded(lps)}
             if text:

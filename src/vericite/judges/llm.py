@@ -142,6 +142,9 @@ class LLMJudge(PromptedJudge):
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         results: list[Judgement | None] = [None] * len(pairs)
         for i, pair, lps, text in self.read(pairs):
+            if lps is None:
+                results[i] = self.failed(pair, text)
+                continue
             p, mass = yes_probability(lps)
             raw: dict[str, Any] = {"answer_logmass": rounded(mass), "candidates": rounded(lps)}
             if text:

@@ -7,16 +7,20 @@ checks the batch size, and reads a list of pairs in calls of ``batch_size`` prom
 of the judge's candidate words when the backend is a ``NextTokenScorer`` (llama.cpp, the fake), else from the
 ``top_logprobs`` of a one-token generation (any OpenAI-compatible server or plugin), whose text is kept. A backend
 that answers fewer prompts than it was given is one error naming it, never a judgement shifted to the wrong pair.
+A prompt longer than the model's context (``PromptTooLongError``: a whole article judged as one "sentence") fails
+alone: its call's other prompts are asked one at a time, and its pair is a failed judgement with the model's
+message (:meth:`PromptedJudge.failed`), so an evaluation goes on.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import VericiteError, checked_batch_size
+from ..errors import PromptTooLongError, VericiteError, checked_batch_size
 from ..protocols import NextTokenScorer
-from ..types import GenParams, JudgePair, Message
+from ..types import GenParams, Judgement, JudgePair, Message
 
 #: how many of the likeliest first tokens a one-token generation is asked for (the fallback path)
 TOP_LOGPROBS = 20
@@ -45,18 +49,32 @@ class PromptedJudge:
         done = self.backend.generate(prompts, GenParams(max_tokens=1, temperature=0.0, top_logprobs=TOP_LOGPROBS))
         return [(dict((c.top_logprobs or [{}])[0] or {}), c.text) for c in done]
 
-    def read(self, pairs: Sequence[JudgePair], *, by_evidence: bool = True) -> Iterator[tuple[int, JudgePair, dict[str, float], str]]:
+    def read(self, pairs: Sequence[JudgePair], *, by_evidence: bool = True) -> Iterator[tuple[int, JudgePair, dict[str, float] | None, str]]:
         """``(index, pair, token map, text)`` for every pair, in calls of ``batch_size`` prompts. ``by_evidence``:
         pairs of the same evidence (one sentence, several citations) are asked one after another, so the backend's
-        prefix reuse evaluates that evidence once; the index says where each belongs."""
+        prefix reuse evaluates that evidence once; the index says where each belongs. A prompt too long for the
+        model's context gives ``None`` for the map and the model's message as the text (module docstring)."""
         order = sorted(range(len(pairs)), key=lambda i: pairs[i].evidence) if by_evidence else list(range(len(pairs)))
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            rows = self.next_token_maps([self.messages(pairs[i]) for i in idx])
-            if len(rows) != len(idx):
-                raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(idx)} judge prompts")
-            for i, (lps, text) in zip(idx, rows):
+            for i, (lps, text) in zip(idx, self._rows([self.messages(pairs[i]) for i in idx])):
                 yield i, pairs[i], lps, text
+
+    def _rows(self, prompts: list[list[Message]]) -> list[tuple[dict[str, float] | None, str]]:
+        """:meth:`next_token_maps` of one call, checked; when a prompt is too long, each prompt on its own."""
+        try:
+            rows: list[tuple[dict[str, float] | None, str]] = list(self.next_token_maps(prompts))
+        except PromptTooLongError as e:
+            if len(prompts) == 1:
+                return [(None, str(e))]
+            return [row for p in prompts for row in self._rows([p])]
+        if len(rows) != len(prompts):
+            raise VericiteError(f"backend {self.model_name!r} answered {len(rows)} of {len(prompts)} judge prompts")
+        return rows
+
+    def failed(self, pair: JudgePair, why: str) -> Judgement:
+        """The judgement of a pair the model could not be asked (its prompt too long for the context)."""
+        return Judgement(str(getattr(self, "id", self.model_name)), pair.claim, pair.evidence, None, None, json.dumps({"error": why}, ensure_ascii=False), "failed")
 
 
 def rounded(values: Mapping[str, Any]) -> dict[str, float | None]:

@@ -89,7 +89,10 @@ class LLM3Judge(PromptedJudge):
 
     def judge(self, pairs: Sequence[JudgePair]) -> list[Judgement]:
         out: list[Judgement | None] = [None] * len(pairs)
-        for i, pair, lps, _ in self.read(pairs):
+        for i, pair, lps, why in self.read(pairs):
+            if lps is None:
+                out[i] = self.failed(pair, why)
+                continue
             scores, mass = label_probabilities(lps)
             out[i] = self.judgement(pair, scores, mass)
         return [j for j in out if j is not None]

@@ -264,7 +264,7 @@ class ConnerMetric(ScoresAnswers, LMMeasures, ValidityMeasures, PairMeasures):
                     reasons[i][m] = why
             else:
                 usable.append(i)
-        counts = {"judge_calls": 0, "unparseable_judgements": 0}
+        counts = {"judge_calls": 0, "unparseable_judgements": 0, "failed_judgements": 0}
         want = set(self.names)
         if want & {"relevance"}:
             self._relevance(samples, texts, usable, values, reasons)

@@ -1,9 +1,10 @@
 """How CONNER's factuality and validity talk to the three-way judge: the order of factuality's pairs (grouped by
 passage, so a backend that reuses the prompt's prefix evaluates each passage once) and reading a judgement's
-three probabilities. Split out of conner.py, which had grown past what a reader holds."""
+three probabilities (or a failed one's reason). Split out of conner.py, which had grown past what a reader holds."""
 
 from __future__ import annotations
 
+import json
 import numbers
 from typing import Any, Sequence
 
@@ -38,3 +39,15 @@ def three_way(j: Any) -> dict[str, float] | None:
         return None
     out = {k: sc.get(k, 0.0) for k in LABELS}
     return {k: float(v) for k, v in out.items()} if all(is_probability(v) for v in out.values()) else None
+
+
+def failed_why(j: Any) -> str | None:
+    """A failed judgement's reason (the judge could not be asked: its prompt too long for the model's context), from
+    its ``raw`` ``{"error": ...}``; None for any other judgement."""
+    if j.status != "failed":
+        return None
+    try:
+        err = json.loads(j.raw or "{}").get("error")
+    except (ValueError, AttributeError):
+        err = None
+    return f"judge failed: {err or j.raw or 'no reason given'}"[:300]

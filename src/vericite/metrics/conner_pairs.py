@@ -13,7 +13,7 @@ from typing import Any
 
 from ..types import JudgePair
 from .conner_asked import AskedOnce
-from .conner_judged import passage_major, three_way
+from .conner_judged import failed_why, passage_major, three_way
 from .conner_specs import CLASS_OF, LABELS, sigmoid
 from .judging import judge_corpus
 
@@ -73,6 +73,7 @@ class PairMeasures(AskedOnce):
         counts["judge_calls"] += len(judged)
         for i, rows in plan.items():
             vectors = []
+            failure = None  # the first failed judgement's message (a prompt too long for the judge's context)
             for s, evs in rows:
                 best = None
                 for ev in evs:
@@ -80,14 +81,15 @@ class PairMeasures(AskedOnce):
                     judgements[i].append({**j.to_dict(), "purpose": "factuality"})
                     sc = three_way(j)
                     if sc is None:
-                        counts["unparseable_judgements"] += 1
+                        failure = failure or failed_why(j)
+                        counts["failed_judgements" if j.status == "failed" else "unparseable_judgements"] += 1
                         continue
                     if best is None or sc["supports"] > best["supports"]:
                         best = sc
                 if best is not None:
                     vectors.append(best)
             if not vectors:
-                reasons[i]["factuality"] = "no sentence could be judged (unparseable judgements)"
+                reasons[i]["factuality"] = f"no sentence could be judged ({failure or 'unparseable judgements'})"
                 continue
             if self.aggregation == "mean":
                 agg = {k: sum(v[k] for v in vectors) / len(vectors) for k in LABELS}

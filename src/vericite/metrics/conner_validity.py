@@ -11,7 +11,7 @@ from typing import Any
 
 from ..types import JudgePair
 from .conner_asked import AskedOnce
-from .conner_judged import is_probability
+from .conner_judged import failed_why, is_probability
 from .conner_specs import READER_PROMPT, gold_answer
 from .judging import judge_corpus
 
@@ -85,15 +85,16 @@ class ValidityMeasures(AskedOnce):
         judged = judge_corpus(self.judge, [p for ps in pairs.values() for p in ps]) if pairs else {}
         counts["judge_calls"] += len(judged)
         for i, ps in pairs.items():
-            probs = []
+            probs, failure = [], None
             for p in ps:
                 j = judged[p]
                 judgements[i].append({**j.to_dict(), "purpose": "validity"})
                 if j.status == "ok" and is_probability(j.probability):
                     probs.append(float(j.probability))
                 else:
-                    counts["unparseable_judgements"] += 1
+                    failure = failure or failed_why(j)
+                    counts["failed_judgements" if j.status == "failed" else "unparseable_judgements"] += 1
             if probs:
                 values["validity"][i] = round(max(probs), 6)
             else:
-                reasons[i]["validity"] = "no judgement could be read"
+                reasons[i]["validity"] = f"no judgement could be read{f' ({failure})' if failure else ''}"

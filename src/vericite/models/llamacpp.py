@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import BackendError, ModelUnavailableError, did_you_mean
+from ..errors import BackendError, ModelUnavailableError, PromptTooLongError, did_you_mean
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 from .llamacpp_scoring import ScoringMixin, log_softmax, prefix_order, shared_prefix  # noqa: F401  (prefix_order, shared_prefix re-exported)
 from .llamacpp_interrupt import interruptible, set_abort_callback
@@ -284,7 +284,8 @@ class LlamaCppBackend(ScoringMixin):
         try:
             return llm.create_chat_completion(messages=[dict(m) for m in messages], **kw)
         except ValueError as e:  # e.g. prompt longer than the context
-            raise BackendError(f"llama.cpp: {e}") from None
+            kind = PromptTooLongError if "exceed context window" in str(e) else BackendError
+            raise kind(f"llama.cpp: {e}") from None
         finally:
             llm._observer = None
 

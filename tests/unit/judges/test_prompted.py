@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from vericite.errors import VericiteError
+from vericite.errors import BackendError, PromptTooLongError, VericiteError
 from vericite.judges.four_class import LLM4Judge
 from vericite.judges.llm import LLMJudge
 from vericite.judges.three_way import LLM3Judge
@@ -81,3 +81,51 @@ def test_a_bad_batch_size_is_one_error(judge_class, words, label_of, want, bad):
 def test_a_backend_answering_too_few_is_an_error_naming_it(judge_class, words, label_of, want, backend_class):
     with pytest.raises(VericiteError, match="backend 'words' answered 1 of 2 judge prompts"):
         judge_class(backend_class(words, short=True), batch_size=2).judge(pairs()[:2])
+
+
+class TooLong(Words):
+    """Raises PromptTooLongError for a call holding a prompt whose claim says "long", as llama.cpp does for a
+    prompt past its context; the other prompts are answered."""
+
+    def _check(self, prompts):
+        self.calls.append(len(prompts))
+        if any("long" in m[-1]["content"] for m in prompts):
+            raise PromptTooLongError("llama.cpp: Requested tokens (4780) exceed context window of 4096")
+
+    def generate(self, prompts, params):
+        self._check(prompts)
+        self.calls.pop()
+        return super().generate(prompts, params)
+
+
+class ScoringTooLong(TooLong, ScoringWords):
+    def next_token_logprobs(self, prompts, candidates):
+        self._check(prompts)
+        self.calls.pop()
+        return ScoringWords.next_token_logprobs(self, prompts, candidates)
+
+
+@pytest.mark.parametrize("backend_class", [TooLong, ScoringTooLong])
+@pytest.mark.parametrize("judge_class, words, label_of, want", JUDGES)
+def test_a_prompt_too_long_fails_alone_and_the_others_are_judged(judge_class, words, label_of, want, backend_class):
+    given = pairs()
+    given[1] = JudgePair(evidence="e8", claim="claim-b long table", question="q?")
+    backend = backend_class(words)
+    out = judge_class(backend, batch_size=2).judge(given)
+    assert [j.claim for j in out] == [p.claim for p in given]
+    assert [j.status for j in out] == ["ok", "failed", "ok", "ok", "ok"]
+    bad = out[1]
+    assert bad.probability is None and bad.label is None and bad.judge == out[0].judge
+    assert json.loads(bad.raw) == {"error": "llama.cpp: Requested tokens (4780) exceed context window of 4096"}
+    assert [label_of(j) for j in out[:1] + out[2:]] == [want["ab"[i % 2]] for i in (0, 2, 3, 4)]
+    # calls of 2, 2 and 1 prompts; the one holding the long prompt failed, then its two were asked one at a time
+    assert sorted(backend.calls) == [1, 1, 1, 2, 2]
+
+
+def test_another_backend_error_is_not_taken_for_a_prompt_too_long():
+    class Down(ScoringWords):
+        def next_token_logprobs(self, prompts, candidates):
+            raise BackendError("server unreachable")
+
+    with pytest.raises(BackendError, match="server unreachable"):
+        LLM3Judge(Down({"a": "Supports", "b": "Refutes"}), batch_size=2).judge(pairs())

@@ -162,6 +162,33 @@ def test_open_answers_are_checked_against_the_index_when_the_item_has_no_evidenc
     assert r.results["validity"].reason == "no evidence for the answer (the item's passages, or --index)"
 
 
+def test_a_judge_prompt_too_long_fails_its_pairs_only_counted_and_said():
+    """A "sentence" too long for the judge's context (a whole table without full stops): its pairs are failed
+    judgements, counted apart from unparseable ones; an item left with no judged sentence says why, the rest are
+    computed (a real llama.cpp judge raised this and stopped a whole evaluation before)."""
+    from vericite.errors import PromptTooLongError
+    from vericite.judges.three_way import LLM3Judge
+
+    def verdict(msgs, p):
+        if "Milan" in msgs[-1]["content"]:
+            raise PromptTooLongError("llama.cpp: Requested tokens (4780) exceed context window of 4096")
+        return "Supports"
+
+    judge = LLM3Judge(FakeBackend(replies=verdict), batch_size=4)
+    m = ConnerMetric(judge, lm=FakeBackend(replies=lambda msgs, p: "Rome"), metrics=["factuality", "validity"], resamples=0)
+    items = [item(0, "Rome is the capital of Italy. It is old."), item(1, "Milan is big and old."), item(2, "Milan is big. Rome is old.")]
+    res = m.score_answers([s for s, _ in items], [a for _, a in items])
+    per = [x["conner"] for x in res.scores]
+    assert per[0]["factuality"] > 0.5 and per[2]["factuality"] > 0.5  # item 2's Rome sentence is judged
+    why = per[1]["not_computed"]["factuality"]
+    assert why == "no sentence could be judged (judge failed: llama.cpp: Requested tokens (4780) exceed context window of 4096)"
+    assert all(v is not None for v in (per[0]["validity"], per[1]["validity"], per[2]["validity"]))
+    assert res.counts["failed_judgements"] == 2 and res.counts["unparseable_judgements"] == 0  # one passage, two Milan sentences
+    assert res.results["factuality"].n == 2
+    failed = [j for j in res.judgements[1] if j["purpose"] == "factuality"]
+    assert [j["status"] for j in failed] == ["failed"]
+
+
 def test_a_reader_call_that_fails_leaves_out_that_item_only():
     from vericite.errors import BackendError
 
