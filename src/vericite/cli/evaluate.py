@@ -229,8 +229,8 @@ def evaluate(
     print_results(results, out, fmt, {"passed": not failures, "failures": failures} if gated else None)
     input_warnings(results, out)
     failed = int(results.get("counts", {}).get("failed_judgements", 0) or 0)
-    if failed:  # a judgement that could not be made (a pair missing from a table judge) is never a default verdict
-        failures.append(f"{failed} judgements failed (see the judgements with status 'failed' in {out}/samples.jsonl); the metrics that needed them left those answers out")
+    if failed:  # a judgement that could not be made (a pair missing from a table judge, a prompt past a model's context) is never a default verdict
+        failures.append(f"{failed} judgements failed (see the judgements with status 'failed' in {out}/samples.jsonl); the metrics that needed them left them out")
     if failures:
         for f in failures:
             click.secho(f"FAIL {f}", fg="red", err=True)
