@@ -110,9 +110,11 @@ def float_gap(a: Any, b: Any) -> float | None:
     return 0.0 if a == b and type(a) is type(b) else None
 
 
-def sameness(records: list, ref: list) -> str:
-    """The ``same answers`` column: yes, the same but for probabilities (the largest gap), or NO."""
-    gap = float_gap(records, ref)
+def sameness(ref: list, *runs: list) -> str:
+    """The ``same answers`` column for the records of one or more runs against ``ref``: yes, the same but for
+    probabilities (the largest gap of any run), or NO (any run differing otherwise)."""
+    gaps = [float_gap(records, ref) for records in runs]
+    gap = None if None in gaps else max(gaps, default=0.0)  # type: ignore[type-var]
     return "NO" if gap is None else "yes" if gap == 0 else f"yes but P (±{gap:.3f})"
 
 
@@ -490,7 +492,7 @@ def main() -> None:
     for n in names:
         xs = runs[n]
         ev, sec = med([x["evaluated_tokens"] for x in xs]), med([x["seconds"] for x in xs])
-        same = max((sameness([comparable(r) for r in x["records"]], ref) for x in xs), key=lambda v: (v == "NO", v))
+        same = sameness(ref, *([comparable(r) for r in x["records"]] for x in xs))
         x0 = xs[0]
         print(f"{n:<13}{ev:>10,.0f}{ev / b_eval:>7.2f}{x0['prompt_tokens'] + x0['completion_tokens']:>14,}{x0['model_calls']:>12}"
               f"{x0['judge_calls']:>12}{x0['judge_pairs']:>7}{x0['simplifier_checks']:>7}{x0['speculative']:>6}"

@@ -110,11 +110,13 @@ def test_same_answers_tells_identical_from_probabilities_moved_from_different():
     ref = [{"output": "A [1].", "trials": [{"citations": [1], "generation_verifier": {"entailed": True, "p": 0.530}}]}]
     moved = [{"output": "A [1].", "trials": [{"citations": [1], "generation_verifier": {"entailed": True, "p": 0.556}}]}]
     assert b.sameness(ref, [dict(r) for r in ref]) == "yes"
-    assert b.sameness(moved, ref) == "yes but P (±0.026)"
+    assert b.sameness(ref, moved) == "yes but P (±0.026)"
+    assert b.sameness(ref, ref, moved, ref) == "yes but P (±0.026)"  # the worst of several runs
+    assert b.sameness(ref, moved, [{**ref[0], "output": "B [1]."}]) == "NO"
     for other in ([{**ref[0], "output": "B [1]."}],
                   [{**ref[0], "trials": [{"citations": [1, 2], "generation_verifier": {"entailed": True, "p": 0.530}}]}],
                   [{**ref[0], "trials": [{"citations": [1], "generation_verifier": {"entailed": False, "p": 0.530}}]}],
                   [{**ref[0], "trials": [{"citations": [1], "generation_verifier": {"entailed": True, "q": 0.530}}]}],
                   ref + ref):
-        assert b.sameness(other, ref) == "NO"
+        assert b.sameness(ref, other) == "NO"
     assert b.float_gap(1, 1.0) is None  # an int is not a probability moved
