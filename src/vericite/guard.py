@@ -2,7 +2,8 @@
 method that raises something other than a vericite error fails with a :class:`PluginError` naming the plugin, its
 kind, the exception's class and message (``GuardedCall``), and so does a model backend's ``generate``, next-token or
 text scoring that returns other than one well-shaped result per input, or ``tokenize`` other than token ids
-(``RESULT_CHECKS``, in ``guard_results.py``: checked before the call cache stores it; numbers of other types,
+(``RESULT_CHECKS``, in ``guard_results.py``: checked before the call cache stores it, so a plugin's word on an
+item answered during a call, ``progress.answered``, goes nowhere; numbers of other types,
 numpy's float32 or int64, are taken as Python's, and then arrays, a 1-d ``ndarray`` row, as lists: ``python_numbers``); objects that take no attribute
 (``__slots__``, classes) are wrapped in a ``GuardedProxy`` instead of patched, and so are objects whose class
 computes an attribute when it is read (a property): the proxy guards those reads too (``"<label> failed reading
@@ -17,6 +18,7 @@ from typing import Any, Callable, Iterator
 
 from .errors import BackendError, PluginAttributeError, PluginError
 from .guard_results import RESULT_CHECKS, made_plain, python_numbers  # noqa: F401  (re-exported: guard.RESULT_CHECKS, guard.python_numbers)
+from .progress import answers_to
 
 #: guards the making of proxy classes (the registries' own lock is registry._lock; this one is never held while taking it)
 _lock = threading.RLock()
@@ -42,7 +44,8 @@ class GuardedCall:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            result = self.method(*args, **kwargs)
+            with answers_to(None):  # unchecked answers are not stored while the call runs: its result is checked below
+                result = self.method(*args, **kwargs)
         except BackendError:
             raise
         except Exception as e:  # noqa: BLE001 - a plugin's failure is the plugin's: one line, handled as a failed call

@@ -11,6 +11,8 @@ One model call that scores many items (CONNER's LM measures send their texts in 
 runs: within ``items_of_call(advance, n)``, a backend that works through the items one by one says each one done
 with ``item_done()`` (llama.cpp's scorer; the call cache says its hits at once); whatever no one said is counted
 when the call returns, so the bar moves by ``n``, never more. The calls themselves are the same with or without.
+Such a backend also says each item's answer as it has it (``answered``): the call cache stores it at once
+(``answers_to``), so an interrupted call keeps what it answered.
 
 ``warn`` says one warning line on stderr as the commands say theirs (yellow on a terminal, plain text otherwise):
 the floors below the commands (an evaluation's preload, the runner) say their warnings through it."""
@@ -22,7 +24,7 @@ import contextvars
 import sys
 import threading
 import time
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from .printable import printable
 
@@ -72,6 +74,33 @@ def item_done(n: int = 1) -> None:
     say = _item_done.get()
     if say is not None and n > 0:
         say(n)
+
+
+#: within :func:`answers_to`: where a backend's word about one answered item of the call under way goes
+_answer_sink: contextvars.ContextVar[Callable[[str, Any, Any], None] | None] = contextvars.ContextVar("vericite_answer_sink", default=None)
+
+
+@contextlib.contextmanager
+def answers_to(sink: Callable[[str, Any, Any], None] | None) -> Iterator[None]:
+    """Around one model call: what :func:`answered` says within it goes to ``sink(kind, item, value)`` (the call
+    cache stores it at once, ``models.cache``); None: it goes nowhere (a plugin's call, whose answers are checked
+    when it returns, ``guard``)."""
+    token = _answer_sink.set(sink)
+    try:
+        yield
+    finally:
+        _answer_sink.reset(token)
+
+
+def answered(kind: str, item: Any, value: Any) -> None:
+    """A backend's word, within a call of ``kind`` (``"logprobs"``, ``"continuation_logprobs"``,
+    ``"continuation_token_spans"``), that the call's input ``item`` (a text; a ``(prefix, continuation)`` pair) is
+    answered with ``value``, what the call will return for it, so that a call interrupted keeps what it answered:
+    the call cache stores it now, when it asked for that item (not for another kind, a method that calls another).
+    Nothing outside such a call. Said on the thread that made the call."""
+    sink = _answer_sink.get()
+    if sink is not None:
+        sink(kind, item, value)
 
 
 def _clock(seconds: float) -> str:

@@ -216,6 +216,32 @@ def test_cached_embedded_backend(tmp_path):
     b.close()
 
 
+def test_an_interrupted_scoring_call_keeps_the_texts_it_scored(smol, tmp_path):
+    """Ctrl-C in the middle of one call of many texts (CONNER's LM measures): the texts llama.cpp scored before it
+    are in the call cache, and the resumed call scores only the others, to the same numbers as one uninterrupted
+    call."""
+    from vericite.models.cache import CallCache
+    from vericite.progress import items_of_call
+
+    pairs = [("The capital of France is", f" Paris, and number {i} is next.") for i in range(4)]
+    cache = CallCache(tmp_path / "calls.sqlite")
+    said = []
+
+    def advance(k):
+        said.append(k)
+        if len(said) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), items_of_call(advance, len(pairs)):
+        CachedBackend(smol, cache).continuation_token_spans(pairs)
+    assert len(cache) == 2
+    resumed = CachedBackend(smol, cache)
+    again = resumed.continuation_token_spans(pairs)
+    assert (cache.hits, len(cache)) == (2, 4)
+    assert again == smol.continuation_token_spans(pairs)
+    cache.close()
+
+
 def test_unknown_option_is_refused():
     require_smollm2()
     from vericite.errors import BackendError

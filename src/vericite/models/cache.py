@@ -15,6 +15,11 @@ was stored, or by a backend that does not report it) reads as "tokens unknown", 
 A cache that cannot be written, or a file that is not an intact SQLite database, is one ``CacheError`` line
 that names the file and says what to do (``--no-cache``), at the first call that meets it. ``vericite cache
 stats|clear`` (what it holds, its entries deleted) is ``cache_admin.py``'s.
+
+One call may score many items (CONNER's LM measures send a measure's texts in one call, for many minutes): a
+backend that works through them one by one says each answer as it has it (``progress.answered``), and the cache stores
+it at once, so a call interrupted (Ctrl-C, a time limit) loses only the items it had not answered yet; the rest of
+a call is stored when it returns, as always.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from ..paths import CacheError, cache_dir, make_folder
-from ..progress import item_done
+from ..progress import answers_to, item_done
 from ..protocols import CacheKeyed, Closeable, ContinuationScorer, NextTokenScorer, NextTokenUsage, Tokenizer, TokenSpanScorer
 from ..types import Completion, GenParams, Message, Usage
 from .wrapping import CapabilityWrapper
@@ -247,17 +252,32 @@ class CachedBackend(CapabilityWrapper):
         return out  # type: ignore[return-value]
 
     def logprobs(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._batched("logprobs", [{"text": t} for t in texts], lambda idx: self.backend.logprobs([texts[i] for i in idx]))
+        texts = [str(t) for t in texts]
+        return self._batched("logprobs", texts, lambda t: {"text": t}, self.backend.logprobs)
 
-    def _batched(self, kind: str, items: list[dict[str, Any]], compute: Any) -> list[Any]:
-        keys = [self.call_key(kind, **it) for it in items]
+    def _batched(self, kind: str, inputs: list[Any], material: Callable[[Any], dict[str, Any]], compute: Callable[[list[Any]], list[Any]]) -> list[Any]:
+        """``compute`` (the backend's method of ``kind``) asked once for the inputs the cache does not hold; each
+        answer stored as soon as the backend says it (``progress.answered``), the others when the call returns."""
+        keys = [self.call_key(kind, **material(x)) for x in inputs]
         out = [self.cache.get(k) for k in keys]
         missing = [i for i, v in enumerate(out) if v is None]
         item_done(len(out) - len(missing))  # the hits: a progress bar around the call moves (progress.items_of_call)
-        if missing:
-            for i, v in zip(missing, compute(missing)):
+        if not missing:
+            return out
+        pending = {keys[i] for i in missing}
+
+        def store(said_kind: str, item: Any, value: Any) -> None:
+            key = self.call_key(kind, **material(item)) if said_kind == kind else None
+            if key in pending:
+                self.cache.put(key, kind, value, model=self._model())
+                pending.discard(key)
+
+        with answers_to(store):
+            fresh = compute([inputs[i] for i in missing])
+        for i, v in zip(missing, fresh):
+            if keys[i] in pending:
                 self.cache.put(keys[i], kind, v, model=self._model())
-                out[i] = v
+            out[i] = v
         return out
 
     def __repr__(self) -> str:
@@ -273,8 +293,9 @@ class _NextTokenCached(CachedBackend):
         cands = list(candidates)
         return self._batched(
             "next_token_logprobs",
-            [{"messages": [dict(m) for m in msgs], "candidates": cands} for msgs in prompts],
-            lambda idx: self.backend.next_token_logprobs([prompts[i] for i in idx], cands),
+            list(prompts),
+            lambda msgs: {"messages": [dict(m) for m in msgs], "candidates": cands},
+            lambda asked: self.backend.next_token_logprobs(asked, cands),
         )
 
 
@@ -303,24 +324,20 @@ class _NextTokenUsageCached(CachedBackend):
         return list(zip(scores, usage))  # type: ignore[arg-type]
 
 
+def _pair(pair: tuple[str, str]) -> dict[str, Any]:
+    return {"prefix": pair[0], "continuation": pair[1]}
+
+
 class _ContinuationCached(CachedBackend):
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
         pairs = [(str(p), str(c)) for p, c in pairs]
-        return self._batched(
-            "continuation_logprobs",
-            [{"prefix": p, "continuation": c} for p, c in pairs],
-            lambda idx: self.backend.continuation_logprobs([pairs[i] for i in idx]),
-        )
+        return self._batched("continuation_logprobs", pairs, _pair, self.backend.continuation_logprobs)
 
 
 class _TokenSpansCached(CachedBackend):
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
         pairs = [(str(p), str(c)) for p, c in pairs]
-        rows = self._batched(
-            "continuation_token_spans",
-            [{"prefix": p, "continuation": c} for p, c in pairs],
-            lambda idx: [[list(t) for t in row] for row in self.backend.continuation_token_spans([pairs[i] for i in idx])],
-        )
+        rows = self._batched("continuation_token_spans", pairs, _pair, self.backend.continuation_token_spans)
         return [[(int(s), int(e), float(lp)) for s, e, lp in row] for row in rows]
 
 

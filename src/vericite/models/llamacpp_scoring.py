@@ -5,11 +5,11 @@ llamacpp.py (generation, next-token judgements, loading), which had grown past w
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..progress import item_done
+from ..progress import answered, item_done
 
 
 def shared_prefix(held: Any, tokens: Sequence[int]) -> int:
@@ -55,14 +55,21 @@ class ScoringMixin:
             out: list[list[float]] = [[] for _ in seqs]
             for i in prefix_order(seqs):
                 out[i] = self._score_tokens(seqs[i], 1)
+                answered("logprobs", texts[i], out[i])  # the call cache keeps it now (progress.answered)
+                item_done()  # a progress bar around the call moves (progress.items_of_call)
             return out
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
         """For each ``(prefix, continuation)``, the log-probability of every token of the continuation given the
         prefix (tokenised with BOS) and the continuation's earlier tokens (tokenised apart, without BOS, so the
         boundary is exact). Their sum is log P(continuation | prefix)."""
+        out: list[list[float]] = [[] for _ in pairs]
         with self.lock:
-            return [lps for _, lps in self._continuations(pairs)]
+            for i, _, lps in self._continuations(pairs):
+                out[i] = lps
+                answered("continuation_logprobs", pairs[i], lps)  # the call cache keeps it now (progress.answered)
+                item_done()  # a progress bar around the call moves (progress.items_of_call)
+        return out
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
         """:meth:`continuation_logprobs` with each token's character span in the continuation: one evaluation
@@ -70,11 +77,11 @@ class ScoringMixin:
         then ends where the character ends); if the tokens do not spell the continuation byte for byte, the
         spans are clamped to its length. A model without BOS given an empty prefix cannot score the first token
         (as in ``continuation_logprobs``): the spans then start at the second."""
-        out = []
+        out: list[list[tuple[int, int, float]]] = [[] for _ in pairs]
         with self.lock:
             llm = self._llm if self._llm is not None else self.scorer
-            for (prefix, continuation), (tail, lps) in zip(pairs, self._continuations(pairs)):
-                raw = continuation.encode("utf-8")
+            for i, tail, lps in self._continuations(pairs):
+                raw = pairs[i][1].encode("utf-8")
                 ends, pos = [], 0
                 for t in tail:
                     pos += len(llm.detokenize([int(t)]))
@@ -88,23 +95,20 @@ class ScoringMixin:
                 # without a BOS token and an empty prefix the first token has nothing to be scored after: the
                 # log-probs are those of the last tokens
                 spans = spans[len(spans) - len(lps) :]
-                out.append([(s, e, float(lp)) for (s, e), lp in zip(spans, lps)])
+                out[i] = [(s, e, float(lp)) for (s, e), lp in zip(spans, lps)]
+                answered("continuation_token_spans", pairs[i], out[i])
+                item_done()
         return out
 
-    def _continuations(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[float]]]:
-        """For each ``(prefix, continuation)``: the continuation's tokens (tokenised apart, without BOS) and the
-        log-probability of each given the prefix (tokenised with BOS) and the tokens before it, the pairs scored in
-        the order of their tokens (:func:`prefix_order`), each said done as it is (``progress.item_done``). Called with
-        the lock held."""
+    def _continuations(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[int, list[int], list[float]]]:
+        """For each ``(prefix, continuation)``, in the order of their tokens (:func:`prefix_order`): its index, the
+        continuation's tokens (tokenised apart, without BOS) and the log-probability of each given the prefix
+        (tokenised with BOS) and the tokens before it. Called with the lock held."""
         llm = self._llm if self._llm is not None else self.scorer
         heads = [self.tokenize(prefix) for prefix, _ in pairs]
         tails = [list(llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)) for _, continuation in pairs]
-        out: list[tuple[list[int], list[float]]] = [(t, []) for t in tails]
         for i in prefix_order([h + t for h, t in zip(heads, tails)]):
-            if tails[i]:
-                out[i] = (tails[i], self._score_tokens(heads[i] + tails[i], max(1, len(heads[i]))))
-            item_done()  # a progress bar around the call moves (progress.items_of_call)
-        return out
+            yield i, tails[i], (self._score_tokens(heads[i] + tails[i], max(1, len(heads[i]))) if tails[i] else [])
 
     def _score_tokens(self, tokens: list[int], start: int) -> list[float]:
         """log P(tokens[i] | tokens[:i]) for i >= ``start``, in windows of the scorer's context."""
