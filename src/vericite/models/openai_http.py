@@ -36,8 +36,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import BackendError
-from .openai_wire import error_message, snippet
+from ..errors import BackendError, PromptTooLongError
+from .openai_wire import error_message, says_too_long, snippet
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -248,7 +248,8 @@ class OpenAIHTTPClient:
                         "it is not followed, so the API key goes only to the base URL: give the server's own URL as --base-url"
                     )
                 if r.status_code not in RETRY_STATUS and r.status_code < 500:
-                    raise BackendError(f"{url} answered HTTP {r.status_code}: {error_message(r)}")
+                    kind = PromptTooLongError if says_too_long(r) else BackendError  # a judge fails that pair alone
+                    raise kind(f"{url} answered HTTP {r.status_code}: {error_message(r)}")
                 last = f"HTTP {r.status_code}: {error_message(r)}"
                 retry_after = r.headers.get("retry-after")
                 if retry_after:

@@ -1,5 +1,6 @@
 """The wire format of OpenAI-compatible servers, read: top log-probabilities of a chat completion, and error
-messages made into one short printable line (``openai_http``'s and ``openai_compat``'s helpers)."""
+messages made into one short printable line, and whether an error says the prompt was past the model's context
+(``openai_http``'s and ``openai_compat``'s helpers)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,26 @@ def top_logprobs(lp: Any) -> list[dict[str, float]] | None:
             alts[str(step["token"])] = float(step["logprob"])
         out.append(alts)
     return out
+
+
+#: what servers say of a prompt past the model's context: OpenAI's and vLLM's error code, llama.cpp server's error
+#: type, and the words of their messages (vLLM "This model's maximum context length is ...", llama.cpp server
+#: "request (4476 tokens) exceeds the available context size (4096 tokens)")
+_TOO_LONG_CODES = ("context_length_exceeded", "exceed_context_size_error")
+_TOO_LONG_WORDS = ("maximum context length", "context length exceeded", "exceeds the available context size", "exceed context window")
+
+
+def says_too_long(r: httpx.Response) -> bool:
+    """Whether an error response says the prompt is longer than the model's context (asking again cannot help)."""
+    try:
+        data = r.json()
+    except ValueError:
+        data = None
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict) and any(str(err.get(k)) in _TOO_LONG_CODES for k in ("code", "type")):
+        return True
+    low = error_message(r).lower()
+    return any(w in low for w in _TOO_LONG_WORDS)
 
 
 def error_message(r: httpx.Response) -> str:

@@ -136,6 +136,28 @@ def test_client_error_is_not_retried_and_key_never_shown(monkeypatch):
     assert "HTTP 401: invalid api key" in str(e.value) and "sk-secret" not in str(e.value)
 
 
+TOO_LONG = [
+    {"error": {"message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", "code": "context_length_exceeded"}},
+    {"object": "error", "message": "This model's maximum context length is 2048 tokens.", "code": 400},  # vLLM's older shape
+    {"error": {"code": 400, "message": "request (4476 tokens) exceeds the available context size (4096 tokens)", "type": "exceed_context_size_error"}},
+]
+
+
+@pytest.mark.parametrize("body", TOO_LONG, ids=["openai", "vllm", "llama.cpp-server"])
+def test_a_prompt_past_the_servers_context_is_prompt_too_long_not_retried(body):
+    """PromptTooLongError: a prompted judge then fails that pair alone (tests/unit/judges/test_prompted.py)."""
+    from vericite.errors import PromptTooLongError
+
+    script = Script((400, body))
+    with pytest.raises(PromptTooLongError):
+        backend(script, max_retries=3).next_token_logprobs([MSG], ["Yes", "No"])
+    assert len(script.requests) == 1
+    other = Script((400, {"error": {"message": "invalid model"}}))
+    with pytest.raises(BackendError) as e:
+        backend(other).generate([MSG], GenParams())
+    assert not isinstance(e.value, PromptTooLongError)
+
+
 def test_bad_responses():
     with pytest.raises(BackendError, match="no choices"):
         backend(Script((200, {"object": "x"}))).generate([MSG], GenParams())
