@@ -41,6 +41,13 @@ def three_way(j: Any) -> dict[str, float] | None:
     return {k: float(v) for k, v in out.items()} if all(is_probability(v) for v in out.values()) else None
 
 
+def unusable(j: Any, counts: Any) -> str | None:
+    """A judgement that gave no probability, counted in ``counts`` as ``failed_judgements`` (the judge could not be
+    asked) or ``unparseable_judgements``; returns :func:`failed_why`, the reason of a failed one."""
+    counts["failed_judgements" if j.status == "failed" else "unparseable_judgements"] += 1
+    return failed_why(j)
+
+
 def failed_why(j: Any) -> str | None:
     """A failed judgement's reason (the judge could not be asked: its prompt too long for the model's context), from
     its ``raw`` ``{"error": ...}``; None for any other judgement."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..types import JudgePair
 from .conner_asked import AskedOnce
-from .conner_judged import failed_why, passage_major, three_way
+from .conner_judged import passage_major, three_way, unusable
 from .conner_specs import CLASS_OF, LABELS, sigmoid
 from .judging import judge_corpus
 
@@ -81,8 +81,8 @@ class PairMeasures(AskedOnce):
                     judgements[i].append({**j.to_dict(), "purpose": "factuality"})
                     sc = three_way(j)
                     if sc is None:
-                        failure = failure or failed_why(j)
-                        counts["failed_judgements" if j.status == "failed" else "unparseable_judgements"] += 1
+                        why = unusable(j, counts)  # counted, whether or not an earlier one failed
+                        failure = failure or why
                         continue
                     if best is None or sc["supports"] > best["supports"]:
                         best = sc

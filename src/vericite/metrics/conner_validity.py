@@ -11,7 +11,7 @@ from typing import Any
 
 from ..types import JudgePair
 from .conner_asked import AskedOnce
-from .conner_judged import failed_why, is_probability
+from .conner_judged import is_probability, unusable
 from .conner_specs import READER_PROMPT, gold_answer
 from .judging import judge_corpus
 
@@ -92,8 +92,8 @@ class ValidityMeasures(AskedOnce):
                 if j.status == "ok" and is_probability(j.probability):
                     probs.append(float(j.probability))
                 else:
-                    failure = failure or failed_why(j)
-                    counts["failed_judgements" if j.status == "failed" else "unparseable_judgements"] += 1
+                    why = unusable(j, counts)  # counted, whether or not an earlier one failed
+                    failure = failure or why
             if probs:
                 values["validity"][i] = round(max(probs), 6)
             else:
