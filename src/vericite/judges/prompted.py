@@ -28,8 +28,9 @@ TOP_LOGPROBS = 20
 
 class PromptedJudge:
     """The model, the batch size and the reading of next tokens of a prompted judge (module docstring). A judge
-    sets ``candidates`` (the spellings of its label words asked of a ``NextTokenScorer``) and ``messages``."""
+    sets ``id``, ``candidates`` (the spellings of its label words asked of a ``NextTokenScorer``) and ``messages``."""
 
+    id: str  # the judge's versioned id ("llm3:<model>@1"), set by each judge after this __init__
     candidates: Sequence[str] = ()
 
     def __init__(self, backend: Any, *, batch_size: int = 8) -> None:
@@ -74,7 +75,7 @@ class PromptedJudge:
 
     def failed(self, pair: JudgePair, why: str) -> Judgement:
         """The judgement of a pair the model could not be asked (its prompt too long for the context)."""
-        return Judgement(str(getattr(self, "id", self.model_name)), pair.claim, pair.evidence, None, None, json.dumps({"error": why}, ensure_ascii=False), "failed")
+        return Judgement(self.id, pair.claim, pair.evidence, None, None, json.dumps({"error": why}, ensure_ascii=False), "failed")
 
 
 def rounded(values: Mapping[str, Any]) -> dict[str, float | None]:
