@@ -9,7 +9,8 @@ visible rather than silent.
 
 One model call that scores many items (CONNER's LM measures send their texts in one call) moves a bar while it
 runs: within ``items_of_call(advance, n)``, a backend that works through the items one by one says each one done
-with ``item_done()`` (llama.cpp's scorer; the call cache says its hits at once); whatever no one said is counted
+with ``item_done()`` (llama.cpp's scorer; the call cache says its hits at once, and a plain line's time left
+is computed from the items worked on, not from them); whatever no one said is counted
 when the call returns, so the bar moves by ``n``, never more. The calls themselves are the same with or without.
 Such a backend also says each item's answer as it has it (``answered``): the call cache stores it at once
 (``answers_to``), so an interrupted call keeps what it answered.
@@ -41,7 +42,7 @@ def warn(text: str) -> None:
 
 
 #: within :func:`items_of_call`: how a backend says it finished items of the call under way
-_item_done: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("vericite_item_done", default=None)
+_item_done: contextvars.ContextVar[Callable[[int, bool], None] | None] = contextvars.ContextVar("vericite_item_done", default=None)
 
 
 @contextlib.contextmanager
@@ -54,11 +55,12 @@ def items_of_call(advance: Callable[[int], None] | None, n: int) -> Iterator[Non
         return
     left = [max(0, int(n))]
 
-    def done(k: int = 1) -> None:
+    def done(k: int = 1, at_once: bool = False) -> None:
         k = min(int(k), left[0])
         if k > 0:
             left[0] -= k
-            advance(k)
+            skip = getattr(advance, "skip", None) if at_once else None  # a bar's Advance: not counted in its rate
+            (skip or advance)(k)
 
     token = _item_done.set(done)
     try:
@@ -68,12 +70,13 @@ def items_of_call(advance: Callable[[int], None] | None, n: int) -> Iterator[Non
     done(left[0])
 
 
-def item_done(n: int = 1) -> None:
-    """``n`` more items of the call under way are finished (a backend's or the call cache's word); nothing outside
+def item_done(n: int = 1, *, at_once: bool = False) -> None:
+    """``n`` more items of the call under way are finished (a backend's or the call cache's word; ``at_once``: without
+    work, the cache's hits, so a bar's time left is not computed from them: ``Advance.skip``); nothing outside
     :func:`items_of_call`. Said on the thread that made the call."""
     say = _item_done.get()
     if say is not None and n > 0:
-        say(n)
+        say(n, at_once)
 
 
 #: within :func:`answers_to`: where a backend's word about one answered item of the call under way goes
@@ -109,12 +112,20 @@ def _clock(seconds: float) -> str:
 
 
 class Advance:
-    """What ``progress_bar`` yields. ``advance(n=1)``: n more items are finished. ``advance.running(label)``:
-    the item now being worked on (e.g. ``"sample q17"``); without it, a running item is named by number."""
+    """What ``progress_bar`` yields. ``advance(n=1)``: n more items are finished. ``advance.skip(n)``: n items
+    finished without work (answered by the call cache): the bar moves, but the time left is computed from the
+    items worked on only, so a resumed call's hits do not make it look short. ``advance.running(label)``: the
+    item now being worked on (e.g. ``"sample q17"``); without it, a running item is named by number."""
 
-    def __init__(self, step: Callable[[int], None] | None = None, running: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, step: Callable[[int], None] | None = None, running: Callable[[str], None] | None = None, skip: Callable[[int], None] | None = None
+    ) -> None:
         self._step = step or (lambda n: None)
         self._running = running or (lambda label: None)
+        self._skip = skip or self._step
+
+    def skip(self, n: int) -> None:
+        self._skip(n)
 
     def __call__(self, n: int = 1) -> None:
         self._step(n)
@@ -140,10 +151,10 @@ def _plain_lines(total: int, description: str, completed: int, interval: float) 
         say(f"{description}: {done}/{total} after {_clock(now - start)}{eta}", now)
         state["done_shown"] = done
 
-    def step(n: int = 1) -> None:
+    def step(n: int = 1, worked: bool = True) -> None:
         with lock:
             state["done"] += n
-            state["new"] += n
+            state["new"] += n if worked else 0  # the rate of the time left counts the items worked on only
             now = time.monotonic()
             state["item_since"], state["label"] = now, None
             if now - state["last"] >= interval:
@@ -171,7 +182,7 @@ def _plain_lines(total: int, description: str, completed: int, interval: float) 
     if ticker is not None:
         ticker.start()
     try:
-        yield Advance(step, running)
+        yield Advance(step, running, lambda n: step(n, worked=False))
     finally:
         stop.set()
         if ticker is not None:

@@ -63,3 +63,29 @@ def test_generate_names_the_running_sample(tmp_path, monkeypatch, capsys):
     samples = [Sample("s1", "What did Ann do?", [Triple("Q1", "occupation", "painter", "Ann")])]
     generate_run(GenerateConfig(dataset="x", model="fake", knowledge="given"), tmp_path / "g", samples=samples, backend=FakeBackend(replies=slow))
     assert re.search(r"^generating: 0/1, sample s1 running for \d+ s$", capsys.readouterr().err, re.M)
+
+
+def test_the_time_left_counts_the_items_worked_on_not_the_call_caches_hits(tmp_path, capsys, monkeypatch):
+    """A resumed call whose first 90 of 100 texts the cache answers, then 1 text scored in 10 s: the time left is
+    9 texts at 10 s (1:30), not 9 at the rate of 91 texts in 10 s (a second)."""
+    from vericite.models.cache import CachedBackend, CallCache
+    from vericite.models.fake import FakeBackend
+    from vericite.progress import items_of_call
+
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    texts = [f"text {i} here" for i in range(100)]
+    cache = CallCache(tmp_path / "calls.sqlite")
+    CachedBackend(FakeBackend(), cache).logprobs(texts[:90])
+
+    class Slow(FakeBackend):
+        def logprobs(self, asked):
+            clock[0] += 10.0  # the first text asked takes 10 s, then the call is stopped
+            return super().logprobs(asked[:1])
+
+    with progress_bar(100, "scoring", interval=0.0) as advance, items_of_call(advance, 100):
+        CachedBackend(Slow(), cache).logprobs(texts)
+    cache.close()
+    err = capsys.readouterr().err
+    assert "scoring: 91/100 after 0:10, about 1:30 left" in err, err
+    assert "scoring: 90/100" in err and "90/100 after 0:00, about" not in err  # no rate from the hits alone

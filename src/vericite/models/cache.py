@@ -261,7 +261,7 @@ class CachedBackend(CapabilityWrapper):
         keys = [self.call_key(kind, **material(x)) for x in inputs]
         out = [self.cache.get(k) for k in keys]
         missing = [i for i, v in enumerate(out) if v is None]
-        item_done(len(out) - len(missing))  # the hits: a progress bar around the call moves (progress.items_of_call)
+        item_done(len(out) - len(missing), at_once=True)  # the hits: a bar around the call moves (progress.items_of_call)
         if not missing:
             return out
         pending = {keys[i] for i in missing}
