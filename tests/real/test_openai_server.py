@@ -108,6 +108,24 @@ def test_next_token_usage_is_the_servers(client):
     assert usage.calls == 1 and usage.prompt_tokens == c.prompt_tokens > 0 and usage.completion_tokens == c.completion_tokens == 1
 
 
+def test_a_prompt_past_the_servers_context_is_prompt_too_long_and_a_judge_fails_that_pair_only(client):
+    """llama-cpp-python's server at n_ctx 2,048 answers a 3,000-word prompt with its context error: that is
+    ``PromptTooLongError`` (not retried), and the ``llm3:`` judge records that pair as failed and asks
+    for the other alone."""
+    from vericite.errors import PromptTooLongError
+    from vericite.judges.three_way import LLM3Judge
+    from vericite.types import JudgePair
+
+    long = [{"role": "user", "content": "Is this true? " + "word " * 3000}]
+    with pytest.raises(PromptTooLongError):
+        client.next_token_logprobs([long], ["Yes", "No"])
+    judged = LLM3Judge(client, batch_size=2).judge([JudgePair("Paris is in France. " * 600, "Paris is in France."), JudgePair("Paris is in France.", "Paris is in France.")])
+    assert judged[0].status == "failed" and "context" in judged[0].raw and judged[0].probability is None
+    # the other pair was asked on its own and answered (SmolLM2's top alternatives may hold none of the three words:
+    # then it is unparseable, kept raw, never failed)
+    assert judged[1].status in ("ok", "unparseable") and "error" not in judged[1].raw
+
+
 def test_identity_is_the_servers_model_id(server, client):
     ident = client.identity()
     assert ident.backend == "openai" and ident.name == "openai:smollm2"
