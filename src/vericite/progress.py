@@ -12,8 +12,8 @@ runs: within ``items_of_call(advance, n)``, a backend that works through the ite
 with ``item_done()`` (llama.cpp's scorer; the call cache says its hits at once, and a plain line's time left
 is computed from the items worked on, not from them); whatever no one said is counted
 when the call returns, so the bar moves by ``n``, never more. The calls themselves are the same with or without.
-Such a backend also says each item's answer as it has it (``answered``): the call cache stores it at once
-(``answers_to``), so an interrupted call keeps what it answered.
+A backend that has each item's answer as it finishes it says ``answered(kind, item, value)`` instead: the call
+cache stores it at once (``answers_to``), so an interrupted call keeps what it answered, and the item is done.
 
 ``warn`` says one warning line on stderr as the commands say theirs (yellow on a terminal, plain text otherwise):
 the floors below the commands (an evaluation's preload, the runner) say their warnings through it."""
@@ -100,10 +100,11 @@ def answered(kind: str, item: Any, value: Any) -> None:
     ``"continuation_token_spans"``), that the call's input ``item`` (a text; a ``(prefix, continuation)`` pair) is
     answered with ``value``, what the call will return for it, so that a call interrupted keeps what it answered:
     the call cache stores it now, when it asked for that item (not for another kind, a method that calls another).
-    Nothing outside such a call. Said on the thread that made the call."""
+    Then the item is done (:func:`item_done`): a bar around the call moves. Said on the thread that made the call."""
     sink = _answer_sink.get()
     if sink is not None:
         sink(kind, item, value)
+    item_done()  # after the store: a Ctrl-C that the bar's step meets finds the item kept
 
 
 def _clock(seconds: float) -> str:

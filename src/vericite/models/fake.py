@@ -12,7 +12,7 @@ import hashlib
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-from ..progress import answered, item_done
+from ..progress import answered
 from ..types import Completion, GenParams, Message, ModelIdentity, Usage
 
 Reply = Callable[[Sequence[Message], GenParams], str]
@@ -119,7 +119,6 @@ class FakeBackend:
             # each token after the first: in [-6, -0.05), depending on the token and its predecessor
             out.append([-0.05 - 5.95 * _unit(words[i - 1], w) for i, w in enumerate(words) if i > 0])
             answered("logprobs", text, out[-1])  # one by one, as llama.cpp's scorer says them (progress.answered)
-            item_done()
         return out
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
@@ -134,7 +133,6 @@ class FakeBackend:
             words = continuation.split()
             out.append([-0.05 - 5.95 * _unit(prev, w) for prev, w in zip(before + words, words)])
             answered("continuation_logprobs", (prefix, continuation), out[-1])  # as llama.cpp's scorer (progress.answered)
-            item_done()  # one by one, as llama.cpp's scorer says them (progress.items_of_call)
         return out
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
@@ -151,7 +149,6 @@ class FakeBackend:
             words = [w for _, _, w in spans]
             out.append([(s, e, -0.05 - 5.95 * _unit(prev, w)) for (s, e, w), prev in zip(spans, before + words)])
             answered("continuation_token_spans", (prefix, continuation), out[-1])
-            item_done()
         return out
 
     def tokenize(self, text: str) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..progress import answered, item_done
+from ..progress import answered
 
 
 def shared_prefix(held: Any, tokens: Sequence[int]) -> int:
@@ -55,8 +55,7 @@ class ScoringMixin:
             out: list[list[float]] = [[] for _ in seqs]
             for i in prefix_order(seqs):
                 out[i] = self._score_tokens(seqs[i], 1)
-                answered("logprobs", texts[i], out[i])  # the call cache keeps it now (progress.answered)
-                item_done()  # a progress bar around the call moves (progress.items_of_call)
+                answered("logprobs", texts[i], out[i])  # kept by the call cache now; a bar moves (progress.answered)
             return out
 
     def continuation_logprobs(self, pairs: Sequence[tuple[str, str]]) -> list[list[float]]:
@@ -67,8 +66,7 @@ class ScoringMixin:
         with self.lock:
             for i, _, lps in self._continuations(pairs):
                 out[i] = lps
-                answered("continuation_logprobs", pairs[i], lps)  # the call cache keeps it now (progress.answered)
-                item_done()  # a progress bar around the call moves (progress.items_of_call)
+                answered("continuation_logprobs", pairs[i], lps)  # kept by the call cache now; a bar moves
         return out
 
     def continuation_token_spans(self, pairs: Sequence[tuple[str, str]]) -> list[list[tuple[int, int, float]]]:
@@ -97,7 +95,6 @@ class ScoringMixin:
                 spans = spans[len(spans) - len(lps) :]
                 out[i] = [(s, e, float(lp)) for (s, e), lp in zip(spans, lps)]
                 answered("continuation_token_spans", pairs[i], out[i])
-                item_done()
         return out
 
     def _continuations(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[int, list[int], list[float]]]:
