@@ -96,9 +96,13 @@ def test_only_an_asked_item_of_the_calls_kind_is_stored_and_the_first_word_is_ke
     cache.close()
 
 
-def test_answered_outside_a_cached_call_does_nothing():
-    answered("logprobs", "a text", [-1.0])  # no cache around: no error, nothing stored anywhere
-    assert FakeBackend().logprobs(["a text here"]) == FakeBackend().logprobs(["a text here"])
+def test_answered_moves_a_bar_around_the_call_with_or_without_a_cache():
+    steps: list[int] = []
+    answered("logprobs", "a text", [-1.0])  # no call, no bar: no error
+    with items_of_call(steps.append, 2):
+        answered("logprobs", "a text", [-1.0])  # a bar, no cached call: the item is done
+        assert steps == [1]
+    assert steps == [1, 1]  # the rest of the call when it returns
 
 
 class Garbage(FakeBackend):
